@@ -1,0 +1,119 @@
+// The per-request state that upstream keeps in Go's request context.Context and on the
+// shared http.ResponseWriter header map, made explicit for Web-standard handlers.
+
+import type { RequestInfo } from './requestinfo.ts';
+
+/** What only the listener knows about the connection (DESIGN.md "Portability seams"). */
+export interface Transport {
+  /** Peer certificate chain as DER bytes, leaf first; empty or absent when none was presented. */
+  peerCertificates?: Uint8Array[];
+  /** Remote (client) IP address, without port. */
+  remoteAddress?: string;
+  remotePort?: number;
+  /** Local IP the connection arrived on (used for SNI-less certificate selection on Node). */
+  localAddress?: string;
+  /** `h2`, `http/1.1`, or undefined when the platform does not say. */
+  protocol?: 'h2' | 'http/1.1' | string;
+  /** Negotiated TLS version such as `TLSv1.3`; undefined behind platform TLS. */
+  tlsVersion?: string;
+  /** Ask the listener to send HTTP/2 GOAWAY on this request's connection (probabilistic GOAWAY). */
+  goaway?: () => void;
+  /** Keep work running after the response (Workers' ctx.waitUntil); defaults to fire-and-forget. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/** user.Info as in k8s.io/apiserver/pkg/authentication/user. */
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Authentication outcome details that the audit and metrics filters read. */
+export interface AuthenticationInfo {
+  /** Audiences the credential was valid for (authenticator.Audiences). */
+  audiences?: string[];
+}
+
+/**
+ * Request-scoped state. Filters read and write it; it replaces Go's context values.
+ * `responseHeaders` plays the role of the ResponseWriter header map: filters that set a header
+ * "before calling next" put it here, and whoever finally answers gets them merged into its
+ * Response (see `finalizeResponse`). A filter that needs upstream's cloned header map (the
+ * timeout filter) hands its inner handler a child context with a copy.
+ */
+export interface RequestContext {
+  /** The request as downstream handlers should see it (authentication may strip headers). */
+  request: Request;
+  /** Parsed `request.url`, parsed once. */
+  url: URL;
+  transport: Transport;
+  /** Shared response header map (Go's w.Header()). */
+  responseHeaders: Headers;
+  /** Milliseconds since the epoch when the request was received (WithRequestReceivedTimestamp). */
+  receivedTimestamp: number;
+  /** Aborted when the request deadline passes or the client goes away. */
+  signal: AbortSignal;
+  /** Set by WithAuditInit; echoed as the Audit-Id response header. */
+  auditID?: string;
+  /** Set by WithRequestInfo. */
+  requestInfo?: RequestInfo;
+  /** Set by authentication (and replaced by impersonation). */
+  user?: UserInfo;
+  authenticationInfo?: AuthenticationInfo;
+  /** True when the request arrived before MuxAndDiscoveryComplete (WithMuxAndDiscoveryComplete). */
+  muxAndDiscoveryIncomplete?: boolean;
+  /** Free slots for filters that add request-scoped state (audit event, warnings, APF …). */
+  values: Map<symbol | string, unknown>;
+}
+
+/** A handler in the chain: Go's http.Handler, Web-standard. */
+export type Handler = (ctx: RequestContext) => Response | Promise<Response>;
+
+/** A filter wraps a handler, like upstream's `WithX(handler, ...) http.Handler`. */
+export type Filter = (next: Handler) => Handler;
+
+const emptyTransport: Transport = Object.freeze({});
+const neverAborted = new AbortController().signal;
+
+/** Builds the context for a request entering the chain. */
+export function newRequestContext(request: Request, transport?: Transport): RequestContext {
+  return {
+    request,
+    url: new URL(request.url),
+    transport: transport ?? emptyTransport,
+    responseHeaders: new Headers(),
+    receivedTimestamp: Date.now(),
+    signal: request.signal ?? neverAborted,
+    values: new Map(),
+  };
+}
+
+/**
+ * Merges the shared header map into a Response, the way Go writes w.Header() with the first
+ * WriteHeader: values the responder set itself win. Returns a Response with mutable headers.
+ */
+export function finalizeResponse(ctx: RequestContext, response: Response): Response {
+  let first = true;
+  for (const [name, value] of ctx.responseHeaders) {
+    if (first) {
+      response = ensureMutable(response);
+      first = false;
+    }
+    if (!response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+}
+
+/** Responses from fetch() (or another realm) have immutable headers; copy them when needed. */
+export function ensureMutable(response: Response): Response {
+  try {
+    // Setting and deleting a private header probes the guard without changing anything.
+    response.headers.set('x-edge-apiserver-probe', '1');
+    response.headers.delete('x-edge-apiserver-probe');
+    return response;
+  } catch {
+    return new Response(response.body, response);
+  }
+}

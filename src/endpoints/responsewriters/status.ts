@@ -1,0 +1,284 @@
+// Status bodies and the three kinds of error responses the chain writes, byte-for-byte as
+// upstream (reference k8s-filters.md §0.1): negotiated Status objects, Go's http.Error text,
+// and responsewriters.InternalError.
+
+/** metav1.StatusDetails; field order is the wire order. */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** metav1.Status without TypeMeta; `encodeStatus` adds kind/apiVersion unless told not to. */
+export interface Status {
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  /** Present (even empty) means `"details":{…}` is written; absent means omitted. */
+  details?: StatusDetails;
+  code?: number;
+}
+
+/** An error carrying the Status an API handler wants returned (apierrors.StatusError). */
+export class StatusError extends Error {
+  readonly status: Status;
+  constructor(status: Status) {
+    super(status.message ?? status.reason ?? 'unknown error');
+    this.name = 'StatusError';
+    this.status = status;
+  }
+}
+
+export function newNotFound(): Status {
+  return { status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
+}
+
+export function newMethodNotSupported(): Status {
+  return { status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 };
+}
+
+export function newBadRequest(message: string): Status {
+  return { status: 'Failure', message, reason: 'BadRequest', code: 400 };
+}
+
+export function newServiceUnavailable(message: string): Status {
+  return { status: 'Failure', message, reason: 'ServiceUnavailable', code: 503 };
+}
+
+export function newUnauthorized(message = 'Unauthorized'): Status {
+  return { status: 'Failure', message, reason: 'Unauthorized', code: 401 };
+}
+
+export function newInternalError(err: unknown): Status {
+  return {
+    status: 'Failure',
+    message: `Internal error occurred: ${errorMessage(err)}`,
+    reason: 'InternalError',
+    details: { causes: [{ message: errorMessage(err) }] },
+    code: 500,
+  };
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+// Go's encoding/json HTML-escapes these inside strings (they only occur inside strings in
+// JSON.stringify output, so a global replace is safe).
+const htmlUnsafe = /[<>&\u2028\u2029]/g;
+const htmlEscapes: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/** JSON.stringify with Go encoding/json's HTML escaping. */
+export function goJSON(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(htmlUnsafe, (c) => htmlEscapes[c]!);
+}
+
+/** Orders a Status as metav1.Status serialises, dropping empty (omitempty) fields. */
+export function statusObject(status: Status, typeMeta = true): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeMeta) {
+    out.kind = 'Status';
+    out.apiVersion = 'v1';
+  }
+  out.metadata = {};
+  if (status.status) out.status = status.status;
+  if (status.message) out.message = status.message;
+  if (status.reason) out.reason = status.reason;
+  if (status.details) {
+    const d = status.details;
+    const details: Record<string, unknown> = {};
+    if (d.name) details.name = d.name;
+    if (d.group) details.group = d.group;
+    if (d.kind) details.kind = d.kind;
+    if (d.uid) details.uid = d.uid;
+    if (d.causes?.length) {
+      details.causes = d.causes.map((c) => {
+        const cause: Record<string, unknown> = {};
+        if (c.reason) cause.reason = c.reason;
+        if (c.message) cause.message = c.message;
+        if (c.field) cause.field = c.field;
+        return cause;
+      });
+    }
+    if (d.retryAfterSeconds) details.retryAfterSeconds = d.retryAfterSeconds;
+    out.details = details;
+  }
+  if (status.code) out.code = status.code;
+  return out;
+}
+
+/**
+ * Compact form: json.Encoder output with a trailing newline. Pretty form: json.MarshalIndent
+ * with two spaces and no trailing newline.
+ */
+export function encodeStatus(status: Status, pretty = false, typeMeta = true): string {
+  const obj = statusObject(status, typeMeta);
+  return pretty ? goJSON(obj, 2) : goJSON(obj) + '\n';
+}
+
+/** strconv.ParseBool. */
+export function parseGoBool(v: string): boolean | undefined {
+  switch (v) {
+    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
+      return true;
+    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
+      return false;
+  }
+  return undefined;
+}
+
+/** negotiation.isPrettyPrint: `?pretty=` decides alone when non-empty, else curl/Wget/browser agents. */
+export function isPrettyPrint(request: Request, url?: URL): boolean {
+  const u = url ?? new URL(request.url);
+  if (u.search.includes('pretty')) {
+    const pp = u.searchParams.get('pretty');
+    if (pp) return parseGoBool(pp) === true;
+  }
+  const ua = request.headers.get('user-agent') ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
+interface AcceptClause {
+  type: string;
+  subType: string;
+  q: number;
+  params: Record<string, string>;
+}
+
+/** goautoneg.ParseAccept: clauses sorted by q (desc), then specificity. */
+export function parseAccept(header: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  for (const part of header.split(',')) {
+    const pieces = part.split(';');
+    const mt = pieces[0]!.trim();
+    if (!mt) continue;
+    const slash = mt.indexOf('/');
+    const type = slash < 0 ? mt : mt.slice(0, slash);
+    const subType = slash < 0 ? '*' : mt.slice(slash + 1);
+    let q = 1;
+    const params: Record<string, string> = {};
+    for (const p of pieces.slice(1)) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const k = p.slice(0, eq).trim();
+      const v = p.slice(eq + 1).trim();
+      if (k === 'q') q = Number.parseFloat(v) || 0;
+      else params[k] = v;
+    }
+    clauses.push({ type, subType, q, params });
+  }
+  const specificity = (c: AcceptClause) => (c.type === '*' ? 0 : c.subType === '*' ? 1 : 2);
+  return clauses
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => b.c.q - a.c.q || specificity(b.c) - specificity(a.c) || a.i - b.i)
+    .map(({ c }) => c);
+}
+
+export interface NegotiatedStatusOutput {
+  /** Whether an acceptable JSON clause was found (otherwise upstream falls back to pretty JSON). */
+  acceptable: boolean;
+  pretty: boolean;
+}
+
+/**
+ * The part of NegotiateOutputMediaType that matters for Status bodies. Only JSON is encoded
+ * here; protobuf/YAML clauses are skipped (README: "What differs").
+ */
+export function negotiateStatusOutput(request: Request, url?: URL): NegotiatedStatusOutput {
+  const accept = request.headers.get('accept');
+  if (!accept) return { acceptable: true, pretty: isPrettyPrint(request, url) };
+  for (const c of parseAccept(accept)) {
+    if (c.q <= 0) continue;
+    const typeOK = c.type === '*' || c.type === 'application';
+    const subOK = c.subType === '*' || c.subType === 'json';
+    if (!typeOK || !subOK) continue;
+    // DefaultEndpointRestrictions: no conversion (as/g/v) and no server-version output.
+    if (c.params.as || c.params.sv) continue;
+    if (c.params.stream && c.params.stream !== 'watch') continue;
+    return { acceptable: true, pretty: c.params.pretty === '1' || isPrettyPrint(request, url) };
+  }
+  return { acceptable: false, pretty: true };
+}
+
+/** responsewriters.ErrorNegotiated: a negotiated Status with the Status code. */
+export function errorNegotiated(status: Status, request: Request, url?: URL): Response {
+  const { pretty } = negotiateStatusOutput(request, url);
+  const headers = new Headers({ 'content-type': 'application/json' });
+  const retry = status.details?.retryAfterSeconds;
+  if (retry && retry > 0) headers.set('retry-after', String(retry));
+  return new Response(encodeStatus(status, pretty), { status: status.code || 500, headers });
+}
+
+/** responsewriters.RespondWithError / WriteObjectNegotiated for errors: ErrorNegotiated plus nosniff. */
+export function respondWithError(status: Status, request: Request, url?: URL): Response {
+  const response = errorNegotiated(status, request, url);
+  response.headers.set('x-content-type-options', 'nosniff');
+  return response;
+}
+
+/** Go's http.Error: text/plain, nosniff, message plus newline. */
+export function httpError(message: string, code: number, extraHeaders?: Record<string, string>): Response {
+  const headers = new Headers({
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+  });
+  if (extraHeaders) for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  return new Response(message + '\n', { status: code, headers });
+}
+
+/** Go's http.NotFound. */
+export function notFoundText(): Response {
+  return httpError('404 page not found', 404);
+}
+
+/** responsewriters.InternalError: `Internal Server Error: "<uri>": <err>` with HTML entities escaped. */
+export function internalError(request: Request, err: unknown, url?: URL): Response {
+  const u = url ?? new URL(request.url);
+  const requestURI = u.pathname + u.search;
+  const message = `Internal Server Error: ${goQuote(requestURI)}: ${errorMessage(err)}`;
+  return httpError(htmlSanitize(message), 500);
+}
+
+/** The sanitiser upstream applies before writing messages into error text. */
+export function htmlSanitize(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Go's strconv.Quote (%q): double quotes with Go escapes for non-printable characters. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    switch (ch) {
+      case '"': out += '\\"'; continue;
+      case '\\': out += '\\\\'; continue;
+      case '\x07': out += '\\a'; continue;
+      case '\b': out += '\\b'; continue;
+      case '\f': out += '\\f'; continue;
+      case '\n': out += '\\n'; continue;
+      case '\r': out += '\\r'; continue;
+      case '\t': out += '\\t'; continue;
+      case '\v': out += '\\v'; continue;
+    }
+    if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
+    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + cp.toString(16).padStart(2, '0');
+    else if (cp >= 0x80 && cp <= 0x9f) out += '\\u' + cp.toString(16).padStart(4, '0');
+    else out += ch;
+  }
+  return out + '"';
+}

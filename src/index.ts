@@ -1,0 +1,63 @@
+// edge-apiserver: the public, portable API. Everything here runs on any runtime with the Web
+// platform (Request/Response, WebCrypto); nothing imports node:*.
+
+/** Config, defaults and construction: newConfig() → complete() → newServer(name, delegate). */
+export {
+  newConfig,
+  complete,
+  newServer,
+  basicLongRunningRequestCheck,
+  kubeLongRunningRequestCheck,
+  type Config,
+  type CompletedConfig,
+  type LongRunningRequestCheck,
+} from './server/config.ts';
+/** The server, its delegation seam and the kube-apiserver not-found handler. */
+export {
+  GenericAPIServer,
+  newEmptyDelegate,
+  notFoundHandler,
+  type DelegationTarget,
+  type PostStartHookFunc,
+  type PostStartHookContext,
+  type PreShutdownHookFunc,
+  type ServingListener,
+  type RunOptions,
+} from './server/genericapiserver.ts';
+/** The director, API routes (Hono) and the non-API mux. */
+export { APIServerHandler, type APIEnv } from './server/handler.ts';
+export { PathRecorderMux } from './server/mux.ts';
+/** DefaultBuildHandlerChain: wrap any handler in upstream's filter order. */
+export { buildHandlerChain } from './server/chain.ts';
+export { LifecycleSignal, LifecycleSignals } from './server/lifecycle.ts';
+/** Health checks for /healthz, /livez, /readyz. */
+export { namedCheck, pingHealthz, logHealthz, type HealthChecker } from './server/healthz/healthz.ts';
+export { defaultVersionInfo, kubernetesVersion, projectVersion, type VersionInfo } from './server/routes/version.ts';
+/** Request-scoped state and the handler/filter types. */
+export {
+  newRequestContext,
+  finalizeResponse,
+  type RequestContext,
+  type Handler,
+  type Filter,
+  type Transport,
+  type UserInfo,
+} from './endpoints/request/context.ts';
+export type { RequestInfo } from './endpoints/request/requestinfo.ts';
+/** Status bodies exactly as upstream writes them. */
+export {
+  StatusError,
+  encodeStatus,
+  errorNegotiated,
+  respondWithError,
+  httpError,
+  type Status,
+  type StatusDetails,
+} from './endpoints/responsewriters/status.ts';
+/** Flags with kube-apiserver syntax. */
+export { FlagSet, Flag, FlagError, HelpRequested } from './server/options/flags.ts';
+export { MemoryFileSystem, type FileSystem } from './server/options/filesystem.ts';
+export type { RequestAuthenticator, AuthenticatorResponse } from './authentication/authenticator.ts';
+export type { Authorizer, Attributes, Decision, AuthorizationResult } from './authorization/authorizer.ts';
+export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
+export { parseGoDuration, formatGoDuration } from './util/duration.ts';

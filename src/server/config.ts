@@ -1,0 +1,154 @@
+// Config → complete() → new(name, delegate), as k8s.io/apiserver/pkg/server/config.go.
+// Durations here are milliseconds (flags hold Go nanoseconds and convert in ApplyTo).
+
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
+import type { RequestAuthenticator } from '../authentication/authenticator.ts';
+import type { Authorizer } from '../authorization/authorizer.ts';
+import type { FileSystem } from './options/filesystem.ts';
+import { type HealthChecker, logHealthz, pingHealthz } from './healthz/healthz.ts';
+import { LifecycleSignals } from './lifecycle.ts';
+import { SafeWaitGroup } from '../util/waitgroup.ts';
+import { KlogLogger, type Logger } from '../util/logger.ts';
+import { defaultVersionInfo, type VersionInfo } from './routes/version.ts';
+import { buildHandlerChain } from './chain.ts';
+import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
+
+/** Decides whether a request is long-running (no timeout, not drained). */
+export type LongRunningRequestCheck = (request: Request, info: RequestInfo) => boolean;
+
+export interface AuthenticationInfo {
+  /** The authenticator; undefined means the authentication filter is a no-op. */
+  authenticator?: RequestAuthenticator;
+  /** `--api-audiences`. */
+  apiAudiences: string[];
+}
+
+export interface AuthorizationInfo {
+  /** The authorizer; undefined means the authorization filter is a no-op. */
+  authorizer?: Authorizer;
+}
+
+export interface Config {
+  /** Builds the filter chain around the director (DefaultBuildHandlerChain). */
+  buildHandlerChainFunc: (apiHandler: Handler, c: CompletedConfig) => Handler;
+  /** `/api` is the legacy (groupless) prefix; `/apis` the group prefix. */
+  legacyAPIGroupPrefixes: string[];
+  healthzChecks: HealthChecker[];
+  livezChecks: HealthChecker[];
+  readyzChecks: HealthChecker[];
+  /** `--livez-grace-period`. */
+  livezGracePeriod: number;
+  enableIndex: boolean;
+  enableDiscovery: boolean;
+  enableProfiling: boolean;
+  enableMetrics: boolean;
+  /** `--request-timeout` (ms); also the HTTP shutdown timeout. */
+  requestTimeout: number;
+  /** `--min-request-timeout` (seconds, as upstream). */
+  minRequestTimeout: number;
+  maxRequestsInFlight: number;
+  maxMutatingRequestsInFlight: number;
+  /** Bytes; 0 means no limit. */
+  maxRequestBodyBytes: number;
+  shutdownDelayDuration: number;
+  shutdownSendRetryAfter: boolean;
+  shutdownWatchTerminationGracePeriod: number;
+  goawayChance: number;
+  /** `--cors-allowed-origins` regular expressions (source strings). */
+  corsAllowedOrigins: string[];
+  /** `--strict-transport-security-directives`. */
+  hstsDirectives: string[];
+  longRunningFunc: LongRunningRequestCheck;
+  version: VersionInfo;
+  authentication: AuthenticationInfo;
+  authorization: AuthorizationInfo;
+  /** Set when API Priority and Fairness is enabled (the flowcontrol issue gives it a type). */
+  flowControl?: unknown;
+  /** `--external-hostname` or advertise address, for discovery's serverAddressByClientCIDRs. */
+  externalAddress: string;
+  /** Hooks run once serving starts; names listed in disabledPostStartHooks are skipped. */
+  postStartHooks: Map<string, PostStartHookFunc>;
+  disabledPostStartHooks: Set<string>;
+  /** Bearer token of the loopback client (a random UUID per start). */
+  loopbackToken?: string;
+  lifecycleSignals: LifecycleSignals;
+  nonLongRunningRequestWaitGroup: SafeWaitGroup;
+  watchRequestWaitGroup: SafeWaitGroup;
+  logger: Logger;
+  /** Where options read files from (Node: the disk; edge: bundled files). */
+  fileSystem?: FileSystem;
+}
+
+/** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
+export interface CompletedConfig extends Readonly<Config> {
+  readonly completed: true;
+}
+
+/** Upstream's generic LongRunningFunc: verb watch, no subresources, plus /debug/pprof/. */
+export function basicLongRunningRequestCheck(verbs: string[], subresources: string[]): LongRunningRequestCheck {
+  const v = new Set(verbs);
+  const s = new Set(subresources);
+  return (_request, info) =>
+    v.has(info.verb) ||
+    (info.isResourceRequest && s.has(info.subresource)) ||
+    (!info.isResourceRequest && info.path.startsWith('/debug/pprof/'));
+}
+
+/** kube-apiserver's LongRunningFunc. */
+export const kubeLongRunningRequestCheck = basicLongRunningRequestCheck(
+  ['watch', 'proxy'],
+  ['attach', 'exec', 'proxy', 'log', 'portforward'],
+);
+
+/** NewConfig: upstream defaults (reference §8.1), with kube-apiserver's LongRunningFunc. */
+export function newConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    buildHandlerChainFunc: buildHandlerChain,
+    legacyAPIGroupPrefixes: ['/api'],
+    healthzChecks: [pingHealthz, logHealthz],
+    livezChecks: [pingHealthz, logHealthz],
+    readyzChecks: [pingHealthz, logHealthz],
+    livezGracePeriod: 0,
+    enableIndex: true,
+    enableDiscovery: true,
+    enableProfiling: true,
+    enableMetrics: true,
+    requestTimeout: 60_000,
+    minRequestTimeout: 1800,
+    maxRequestsInFlight: 400,
+    maxMutatingRequestsInFlight: 200,
+    maxRequestBodyBytes: 3 * 1024 * 1024,
+    shutdownDelayDuration: 0,
+    shutdownSendRetryAfter: false,
+    shutdownWatchTerminationGracePeriod: 0,
+    goawayChance: 0,
+    corsAllowedOrigins: [],
+    hstsDirectives: [],
+    longRunningFunc: kubeLongRunningRequestCheck,
+    version: defaultVersionInfo(),
+    authentication: { apiAudiences: [] },
+    authorization: {},
+    externalAddress: '',
+    postStartHooks: new Map(),
+    disabledPostStartHooks: new Set(),
+    lifecycleSignals: new LifecycleSignals(),
+    nonLongRunningRequestWaitGroup: new SafeWaitGroup(),
+    watchRequestWaitGroup: new SafeWaitGroup(),
+    logger: new KlogLogger(),
+    ...overrides,
+  };
+}
+
+/** Config.Complete: fills derived defaults. */
+export function complete(config: Config): CompletedConfig {
+  return { ...config, completed: true };
+}
+
+/** completedConfig.New(name, delegationTarget). */
+export function newServer(c: CompletedConfig, name: string, delegate?: DelegationTarget): GenericAPIServer {
+  return new GenericAPIServer(c, name, delegate);
+}
+
+/** The health check list type used by config consumers. */
+export type { HealthChecker, RequestContext };

@@ -1,0 +1,93 @@
+// APIServerHandler (k8s.io/apiserver/pkg/server/handler.go): the full handler chain around a
+// director that sends each request to the API routes (upstream's go-restful container, here a
+// Hono app) or to the non-API PathRecorderMux, whose not-found handler is the delegate.
+
+import { Hono } from 'hono';
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import { decodedPath } from '../endpoints/request/path.ts';
+import { errorNegotiated, newMethodNotSupported, newNotFound, StatusError, newInternalError } from '../endpoints/responsewriters/status.ts';
+import { PathRecorderMux } from './mux.ts';
+
+/** Hono environment of the API routes: `c.env.ctx` is the request context the chain built. */
+export interface APIEnv {
+  Bindings: { ctx: RequestContext };
+}
+
+const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export class APIServerHandler {
+  /** The filter chain around the director; what the server serves. */
+  fullHandlerChain: Handler;
+  /** The API routes (upstream's GoRestfulContainer). Trailing slashes are trimmed like go-restful. */
+  readonly goRestfulContainer = new Hono<APIEnv>({ strict: false });
+  /** Root paths of registered web services, in registration order. */
+  private readonly webServiceRoots: string[] = [];
+  readonly nonGoRestfulMux: PathRecorderMux;
+  /** The unfiltered entry point (UnprotectedHandler for outer servers). */
+  readonly director: Handler;
+
+  constructor(name: string, buildChain: (director: Handler) => Handler, notFoundHandler?: Handler) {
+    this.nonGoRestfulMux = new PathRecorderMux(name);
+    if (notFoundHandler) this.nonGoRestfulMux.notFoundHandler(notFoundHandler);
+    const container = this.goRestfulContainer;
+    container.notFound((c) => {
+      const ctx = c.env.ctx;
+      const path = decodedPath(ctx.url) ?? ctx.url.pathname;
+      const allowed = methods.some((m) => m !== c.req.method && container.router.match(m, trimRightSlash(path))[0].length > 0);
+      return errorNegotiated(allowed ? newMethodNotSupported() : newNotFound(), ctx.request, ctx.url);
+    });
+    container.onError((err, c) => {
+      const ctx = c.env.ctx;
+      if (err instanceof StatusError) return errorNegotiated(err.status, ctx.request, ctx.url);
+      throw err; // a panic: the chain's panic recovery answers it
+    });
+    this.director = (ctx) => this.direct(ctx);
+    this.fullHandlerChain = buildChain(this.director);
+  }
+
+  /**
+   * Registers a web service root (`/version`, `/apis`, `/api/v1` …). Routes are added to
+   * `goRestfulContainer` (or given as a Hono app, merged in).
+   */
+  registerWebService(rootPath: string, routes?: Hono<APIEnv>): void {
+    if (!this.webServiceRoots.includes(rootPath)) this.webServiceRoots.push(rootPath);
+    if (routes) this.goRestfulContainer.route('/', routes);
+  }
+
+  /** Root paths of the registered web services (for the index). */
+  registeredWebServices(): readonly string[] {
+    return this.webServiceRoots;
+  }
+
+  /** Whether a web service claims the path (director rules, reference §5.2). */
+  claims(path: string): boolean {
+    for (const root of this.webServiceRoots) {
+      if (root === '/apis') {
+        if (path === '/apis' || path === '/apis/') return true;
+        continue;
+      }
+      if (path.startsWith(root) && (path.length === root.length || path[root.length] === '/')) return true;
+    }
+    return false;
+  }
+
+  private direct(ctx: RequestContext): Response | Promise<Response> {
+    const path = decodedPath(ctx.url) ?? ctx.url.pathname;
+    if (this.claims(path)) return this.serveContainer(ctx);
+    return this.nonGoRestfulMux.serve(ctx, path);
+  }
+
+  private async serveContainer(ctx: RequestContext): Promise<Response> {
+    try {
+      return await this.goRestfulContainer.fetch(ctx.request, { ctx });
+    } catch (err) {
+      if (err instanceof StatusError) return errorNegotiated(err.status, ctx.request, ctx.url);
+      // go-restful renders a panic inside it as a negotiated 500 Status.
+      return errorNegotiated(newInternalError(err), ctx.request, ctx.url);
+    }
+  }
+}
+
+function trimRightSlash(p: string): string {
+  return p.length > 1 && p.endsWith('/') ? p.replace(/\/+$/, '') : p;
+}
