@@ -1,0 +1,52 @@
+// The option groups behind the command line, as kube-apiserver's ServerRunOptions: each group
+// adds its flags to a named section, validates, and applies itself to the Config. Portable:
+// the Node CLI and the edge adapters parse the same flag strings through this.
+
+import type { Config } from '../config.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { FileSystem } from './filesystem.ts';
+import { FlagSet } from './flags.ts';
+
+/** What ApplyTo may use besides the Config. */
+export interface ApplyContext {
+  fileSystem: FileSystem;
+  logger: Logger;
+}
+
+/** One options struct (SecureServingOptions, AuthenticationOptions …). */
+export interface OptionsGroup {
+  addFlags(fs: FlagSet): void;
+  /** Validation errors, upstream's wording; empty when valid. */
+  validate(): string[];
+  applyTo(config: Config, ctx: ApplyContext): void | Promise<void>;
+}
+
+/** utilerrors.NewAggregate formatting: one error as is, several as `[a, b]`. */
+export function aggregateErrors(errors: string[]): string {
+  return errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`;
+}
+
+/** The groups, in kube-apiserver's help order. Each issue adds its group here. */
+export function newServerOptionGroups(): OptionsGroup[] {
+  return [];
+}
+
+export class ServerOptions {
+  readonly groups: OptionsGroup[];
+  readonly flags: FlagSet;
+  constructor(groups: OptionsGroup[] = newServerOptionGroups(), command = 'edge-apiserver') {
+    this.groups = groups;
+    this.flags = new FlagSet(command);
+    for (const g of groups) g.addFlags(this.flags);
+  }
+  /** Parses argv; throws FlagError (bad flag) or HelpRequested. Returns positional arguments. */
+  parse(args: readonly string[]): string[] {
+    return this.flags.parse(args);
+  }
+  validate(): string[] {
+    return this.groups.flatMap((g) => g.validate());
+  }
+  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    for (const g of this.groups) await g.applyTo(config, ctx);
+  }
+}
