@@ -1,0 +1,50 @@
+// kube-apiserver's start-up path, portable: flag strings → ServerOptions (parse, validate,
+// ApplyTo) → Config → complete → New with the kube not-found handler → PrepareRun.
+// The Node CLI and every edge adapter build their server through this one function.
+
+import { complete, newConfig, newServer, type Config } from './config.ts';
+import { newEmptyDelegate, notFoundHandler, type GenericAPIServer } from './genericapiserver.ts';
+import { aggregateErrors, ServerOptions, type ApplyContext } from './options/options.ts';
+import { MemoryFileSystem } from './options/filesystem.ts';
+import { KlogLogger } from '../util/logger.ts';
+
+export class OptionsValidationError extends Error {
+  readonly errors: string[];
+  constructor(errors: string[]) {
+    super(aggregateErrors(errors));
+    this.name = 'OptionsValidationError';
+    this.errors = errors;
+  }
+}
+
+export interface BuildServerOptions extends Partial<ApplyContext> {
+  /** Applied to the Config after the flags (for embedders and platform adapters). */
+  configure?: (config: Config) => void | Promise<void>;
+  /** Server name (kube-apiserver's is "kube-apiserver"). */
+  name?: string;
+}
+
+export interface BuiltServer {
+  server: GenericAPIServer;
+  options: ServerOptions;
+  config: Config;
+}
+
+/**
+ * Parses kube-apiserver flags and builds a prepared server. Throws FlagError for bad flags,
+ * HelpRequested for --help, OptionsValidationError for invalid values, and ApplyTo errors as is.
+ */
+export async function buildServerFromFlags(args: readonly string[], opts: BuildServerOptions = {}): Promise<BuiltServer> {
+  const options = new ServerOptions();
+  options.parse(args);
+  const errors = options.validate();
+  if (errors.length) throw new OptionsValidationError(errors);
+  const logger = opts.logger ?? new KlogLogger();
+  const fileSystem = opts.fileSystem ?? new MemoryFileSystem();
+  const config = newConfig({ logger, fileSystem });
+  await options.applyTo(config, { logger, fileSystem });
+  await opts.configure?.(config);
+  const server = newServer(complete(config), opts.name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));
+  server.prepareRun();
+  return { server, options, config };
+}
