@@ -67,6 +67,11 @@ export interface Config {
   flowControl?: unknown;
   /** `--external-hostname` or advertise address, for discovery's serverAddressByClientCIDRs. */
   externalAddress: string;
+  /**
+   * Installers run at the end of New(): API groups, discovery, /metrics, OpenID routes … Option
+   * groups and embedders push here (upstream: installAPI and InstallAPIGroup).
+   */
+  routeInstallers: ((server: GenericAPIServer) => void)[];
   /** Hooks run once serving starts; names listed in disabledPostStartHooks are skipped. */
   postStartHooks: Map<string, PostStartHookFunc>;
   disabledPostStartHooks: Set<string>;
@@ -130,6 +135,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
+    routeInstallers: [],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

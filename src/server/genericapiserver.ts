@@ -163,6 +163,7 @@ export class GenericAPIServer implements DelegationTarget {
     if (c.enableIndex) installIndex(mux, () => this.listedPaths());
     this.handler.registerWebService('/version');
     installVersion(this.handler.goRestfulContainer, c.version);
+    for (const install of c.routeInstallers) install(this);
   }
 
   // --- DelegationTarget ---
