@@ -12,6 +12,9 @@ export {
   type CompletedConfig,
   type LongRunningRequestCheck,
 } from './server/config.ts';
+/** kube-apiserver's start-up path from flag strings: the CLI and every edge adapter use it. */
+export { buildServerFromFlags, OptionsValidationError, type BuildServerOptions, type BuiltServer } from './server/build.ts';
+export { ServerOptions, aggregateErrors, type OptionsGroup, type ApplyContext } from './server/options/options.ts';
 /** The server, its delegation seam and the kube-apiserver not-found handler. */
 export {
   GenericAPIServer,
