@@ -302,3 +302,21 @@ test('the same mux-complete signal name twice is an error', () => {
   s.registerMuxAndDiscoveryCompleteSignal('x', new LifecycleSignal('x'));
   assert.throws(() => s.registerMuxAndDiscoveryCompleteSignal('x', new LifecycleSignal('x')), { message: 'x already registered' });
 });
+
+test('23: PUT /debug/flags/v sets the log verbosity; other methods are 406; /debug paths are unlisted', async () => {
+  const { s, c } = server();
+  s.prepareRun();
+  const put = await get(s, '/debug/flags/v', { method: 'PUT', body: '4' });
+  assert.equal(put.status, 200);
+  assert.equal(put.body, 'successfully set klog.logging.verbosity to 4\n');
+  assert.equal(c.logger.enabled(4), true);
+  const bad = await get(s, '/debug/flags/v', { method: 'PUT', body: 'x' });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body, 'failed set klog.logging.verbosity x: strconv.ParseInt: parsing "x": invalid syntax\n');
+  const getV = await get(s, '/debug/flags/v');
+  assert.equal(getV.status, 406);
+  assert.equal(getV.body, 'unsupported http method\n');
+  assert.match((await get(s, '/debug/flags')).body, /href="v"/);
+  const paths = JSON.parse((await get(s, '/')).body).paths as string[];
+  assert.ok(!paths.some((p) => p.startsWith('/debug')));
+});

@@ -11,6 +11,7 @@ import { delayedHealthCheck, installPathHandler, namedCheck, type HealthChecker 
 import type { LifecycleSignal } from './lifecycle.ts';
 import { installIndex, indexResponse } from './routes/index.ts';
 import { installVersion } from './routes/version.ts';
+import { installDebugFlags } from './routes/flags.ts';
 
 /** What a post-start hook receives (PostStartHookContext). */
 export interface PostStartHookContext {
@@ -161,6 +162,7 @@ export class GenericAPIServer implements DelegationTarget {
     const c = this.config;
     const mux = this.handler.nonGoRestfulMux;
     if (c.enableIndex) installIndex(mux, () => this.listedPaths());
+    if (c.enableProfiling) installDebugFlags(mux, c.logger);
     this.handler.registerWebService('/version');
     installVersion(this.handler.goRestfulContainer, c.version);
     for (const install of c.routeInstallers) install(this);

@@ -7,6 +7,8 @@ export interface Logger {
   info(message: string, kv?: Record<string, unknown>, level?: number): void;
   warning(message: string, kv?: Record<string, unknown>): void;
   error(message: string, kv?: Record<string, unknown>): void;
+  /** Changes the verbosity at run time (PUT /debug/flags/v). */
+  setVerbosity?(level: number): void;
 }
 
 export type LogSink = (line: string) => void;
@@ -20,6 +22,9 @@ export class KlogLogger implements Logger {
   }
   enabled(level: number): boolean {
     return level <= this.verbosity;
+  }
+  setVerbosity(level: number): void {
+    this.verbosity = level;
   }
   info(message: string, kv?: Record<string, unknown>, level = 0): void {
     if (this.enabled(level)) this.sink(formatLine('I', message, kv));
