@@ -46,7 +46,7 @@ export {
   type Transport,
   type UserInfo,
 } from './endpoints/request/context.ts';
-export type { RequestInfo } from './endpoints/request/requestinfo.ts';
+export { RequestInfoFactory, RequestInfoError, type RequestInfo, type RequestInfoFactoryOptions } from './endpoints/request/requestinfo.ts';
 /** Status bodies exactly as upstream writes them. */
 export {
   StatusError,
