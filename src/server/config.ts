@@ -12,6 +12,7 @@ import { SafeWaitGroup } from '../util/waitgroup.ts';
 import { KlogLogger, type Logger } from '../util/logger.ts';
 import { defaultVersionInfo, type VersionInfo } from './routes/version.ts';
 import { buildHandlerChain } from './chain.ts';
+import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
 
 /** Decides whether a request is long-running (no timeout, not drained). */
@@ -65,6 +66,8 @@ export interface Config {
   authorization: AuthorizationInfo;
   /** Set when API Priority and Fairness is enabled (the flowcontrol issue gives it a type). */
   flowControl?: unknown;
+  /** This server's metrics (its own registry: nothing global, see src/metrics/). */
+  metrics: APIServerMetrics;
   /** `--external-hostname` or advertise address, for discovery's serverAddressByClientCIDRs. */
   externalAddress: string;
   /**
@@ -142,6 +145,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     nonLongRunningRequestWaitGroup: new SafeWaitGroup(),
     watchRequestWaitGroup: new SafeWaitGroup(),
     logger: new KlogLogger(),
+    metrics: new APIServerMetrics(),
     ...overrides,
   };
 }
