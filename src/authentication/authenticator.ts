@@ -1,4 +1,5 @@
-// authenticator.Request as in k8s.io/apiserver/pkg/authentication/authenticator.
+// authenticator.Request / authenticator.Token as in k8s.io/apiserver/pkg/authentication/authenticator,
+// plus the request-scoped expected audiences (authenticator.WithAudiences).
 
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 
@@ -15,4 +16,42 @@ export interface AuthenticatorResponse {
  */
 export interface RequestAuthenticator {
   authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null>;
+}
+
+/**
+ * Authenticates a bearer token (authenticator.Token). `audiences` are the audiences the
+ * request expects (the filter's `--api-audiences`); undefined or empty means "any".
+ * Same tri-state contract as RequestAuthenticator. Errors must never contain the token.
+ */
+export interface TokenAuthenticator {
+  authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null>;
+}
+
+/** Wraps a function as a RequestAuthenticator (authenticator.RequestFunc). */
+export function requestFunc(fn: (ctx: RequestContext) => Promise<AuthenticatorResponse | null>): RequestAuthenticator {
+  return { authenticateRequest: fn };
+}
+
+/** Wraps a function as a TokenAuthenticator (authenticator.TokenFunc). */
+export function tokenFunc(fn: (token: string, audiences?: readonly string[]) => Promise<AuthenticatorResponse | null>): TokenAuthenticator {
+  return { authenticateToken: fn };
+}
+
+const audiencesKey = Symbol('authenticator.audiences');
+
+/** authenticator.WithAudiences: the audiences the request is expected to be valid for. */
+export function withAudiences(ctx: RequestContext, audiences: readonly string[]): void {
+  ctx.values.set(audiencesKey, audiences);
+}
+
+/** authenticator.AudiencesFrom. */
+export function audiencesFrom(ctx: RequestContext): readonly string[] | undefined {
+  return ctx.values.get(audiencesKey) as readonly string[] | undefined;
+}
+
+/** Audiences.Intersect, in the order of `a`. */
+export function intersectAudiences(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const x of a) if (b.includes(x) && !out.includes(x)) out.push(x);
+  return out;
 }

@@ -1,7 +1,67 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithAuthentication (k8s.io/apiserver/pkg/endpoints/filters/authentication.go). Reference:
+// k8s-filters.md §12.1–§12.2. On success: Authorization and every front-proxy header are
+// removed, the user goes into ctx.user; on failure or audience mismatch: the negotiated 401
+// through WithFailedAuthenticationAudit (no WWW-Authenticate, no nosniff).
 
-export function withAuthentication(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import { errorNegotiated, newUnauthorized } from '../endpoints/responsewriters/status.ts';
+import type { CompletedConfig } from '../server/config.ts';
+import { withFailedAuthenticationAudit } from './failed-authentication-audit.ts';
+import { intersectAudiences, withAudiences, type RequestAuthenticator } from '../authentication/authenticator.ts';
+import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
+import { LoopbackTokenAuthenticator } from '../authentication/static-token.ts';
+import { UnionAuthenticator } from '../authentication/union.ts';
+import { deleteRequestHeaders } from '../authentication/headers.ts';
+import { requestHeaderNamesToStrip } from '../authentication/requestheader.ts';
+import { allUnauthenticated, anonymousUser } from '../authentication/user.ts';
+
+/** The 401 every authentication failure gets (responsewriters Unauthorized). */
+export function unauthorized(ctx: RequestContext): Response {
+  // UnauthenticatedHTTP2DOSMitigation: Go sets `Connection: close`, i.e. GOAWAY on HTTP/2.
+  if (ctx.transport.protocol === 'h2') ctx.transport.goaway?.();
+  return errorNegotiated(newUnauthorized(), ctx.request, ctx.url);
+}
+
+/**
+ * AuthorizeClientBearerToken (reference k8s-serving-lifecycle.md §1.6): with a loopback token
+ * and both an authenticator and an authorizer, the loopback token authenticator goes first.
+ */
+export function withLoopbackToken(c: CompletedConfig): RequestAuthenticator | undefined {
+  const auth = c.authentication.authenticator;
+  if (!auth || !c.loopbackToken || !c.authorization.authorizer) return auth;
+  return new UnionAuthenticator([new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(c.loopbackToken)), auth]);
+}
+
+export function withAuthentication(next: Handler, c: CompletedConfig): Handler {
+  const auth = withLoopbackToken(c);
+  if (!auth) return next;
+  const failed = withFailedAuthenticationAudit(unauthorized, c);
+  const apiAuds = c.authentication.apiAudiences;
+  const { names, prefixes } = requestHeaderNamesToStrip(c.authentication.requestHeaderConfig);
+  const strip = ['authorization', ...names];
+  const logger = c.logger;
+  return async (ctx) => {
+    if (apiAuds.length) withAudiences(ctx, apiAuds);
+    let resp;
+    try {
+      resp = await auth.authenticateRequest(ctx);
+    } catch (err) {
+      // Errors name the failing check, never the credential.
+      logger.error('Unable to authenticate the request', { err: err as Error });
+      return failed(ctx);
+    }
+    if (!resp) return failed(ctx);
+    if (apiAuds.length && resp.audiences?.length && intersectAudiences(apiAuds, resp.audiences).length === 0) {
+      logger.error('Unable to match the audience', { err: `[${resp.audiences.join(' ')}]`, expected: `[${apiAuds.join(' ')}]` });
+      return failed(ctx);
+    }
+    deleteRequestHeaders(ctx, strip, prefixes);
+    const user = resp.user;
+    if (ctx.transport.protocol === 'h2' && (user.name === anonymousUser || user.groups?.includes(allUnauthenticated))) {
+      ctx.transport.goaway?.();
+    }
+    ctx.user = user;
+    ctx.authenticationInfo = { audiences: resp.audiences };
+    return next(ctx);
+  };
 }

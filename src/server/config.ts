@@ -4,6 +4,7 @@
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import type { RequestAuthenticator } from '../authentication/authenticator.ts';
+import type { RequestHeaderConfig } from '../authentication/requestheader.ts';
 import type { Authorizer } from '../authorization/authorizer.ts';
 import type { FileSystem } from './options/filesystem.ts';
 import { type HealthChecker, logHealthz, pingHealthz } from './healthz/healthz.ts';
@@ -23,6 +24,12 @@ export interface AuthenticationInfo {
   authenticator?: RequestAuthenticator;
   /** `--api-audiences`. */
   apiAudiences: string[];
+  /** PEM bundle of `--client-ca-file` (listeners request client certificates when it is set). */
+  clientCA?: string;
+  /** PEM bundle of `--requestheader-client-ca-file` (front-proxy client certificates). */
+  requestHeaderClientCA?: string;
+  /** Front-proxy header names (`--requestheader-*`), stripped from every authenticated request. */
+  requestHeaderConfig?: RequestHeaderConfig;
 }
 
 export interface AuthorizationInfo {

@@ -7,6 +7,12 @@ import type { RequestInfo } from './requestinfo.ts';
 export interface Transport {
   /** Peer certificate chain as DER bytes, leaf first; empty or absent when none was presented. */
   peerCertificates?: Uint8Array[];
+  /**
+   * Request header lines as received, `[name, value, name, value …]` (Node's rawHeaders), so
+   * repeated headers stay separate values (X-Remote-Group, Impersonate-Group: reference §19).
+   * Absent: readers fall back to the Fetch Headers (repeated lines arrive comma-joined).
+   */
+  rawHeaders?: readonly string[];
   /** Remote (client) IP address, without port. */
   remoteAddress?: string;
   remotePort?: number;

@@ -1,0 +1,114 @@
+// Bearer token and WebSocket-protocol token extraction (request/bearertoken, request/websocket).
+// Reference: k8s-filters.md §12.4.
+
+import type { RequestContext } from '../endpoints/request/context.ts';
+import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator, type TokenAuthenticator } from './authenticator.ts';
+
+export const invalidTokenError = 'invalid bearer token';
+export const extraSpaceWarning = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/** Hook for the warning recorder (upstream warning.AddWarning); set by whoever owns warnings. */
+export type WarningSink = (ctx: RequestContext, text: string) => void;
+
+/**
+ * Parses `Authorization: Bearer <token>` exactly as upstream: TrimSpace, split on single ASCII
+ * spaces into at most 3 parts, scheme case-insensitive, anything after a third space ignored.
+ * Returns the token, `''` for the "extra space" case, or undefined when there is no bearer token.
+ */
+export function parseBearerToken(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const auth = goTrimSpace(header);
+  if (auth === '') return undefined;
+  const first = auth.indexOf(' ');
+  if (first < 0) return undefined;
+  if (auth.slice(0, first).toLowerCase() !== 'bearer') return undefined;
+  const rest = auth.slice(first + 1);
+  const second = rest.indexOf(' ');
+  return second < 0 ? rest : rest.slice(0, second);
+}
+
+/** strings.TrimSpace (ASCII whitespace and Unicode spaces). */
+export function goTrimSpace(s: string): string {
+  return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
+}
+
+/** bearertoken.New: authenticates the bearer token with a TokenAuthenticator. */
+export class BearerTokenAuthenticator implements RequestAuthenticator {
+  private readonly auth: TokenAuthenticator;
+  private readonly warn?: WarningSink;
+  constructor(auth: TokenAuthenticator, warn?: WarningSink) {
+    this.auth = auth;
+    this.warn = warn;
+  }
+  async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    const header = ctx.request.headers.get('authorization');
+    const token = parseBearerToken(header);
+    if (token === undefined) return null;
+    if (token === '') {
+      // `Bearer  tok`: three parts with an empty token; upstream warns and has no opinion.
+      if (goTrimSpace(header!).split(' ').length >= 3) this.warn?.(ctx, extraSpaceWarning);
+      return null;
+    }
+    const resp = await this.auth.authenticateToken(token, audiencesFrom(ctx));
+    if (!resp) throw new Error(invalidTokenError);
+    return resp;
+  }
+}
+
+const protocolHeader = 'sec-websocket-protocol';
+const bearerProtocolPrefix = 'base64url.bearer.authorization.k8s.io.';
+
+/** websocket.NewProtocolAuthenticator: the token carried in Sec-WebSocket-Protocol on upgrades. */
+export class WebSocketProtocolAuthenticator implements RequestAuthenticator {
+  private readonly auth: TokenAuthenticator;
+  constructor(auth: TokenAuthenticator) {
+    this.auth = auth;
+  }
+  async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    const h = ctx.request.headers;
+    if (!isWebSocketUpgrade(h)) return null;
+    const raw = h.get(protocolHeader);
+    if (!raw) return null;
+    let token = '';
+    let sawToken = false;
+    const filtered: string[] = [];
+    for (const part of raw.split(',')) {
+      const protocol = part.trim();
+      if (!protocol.startsWith(bearerProtocolPrefix)) {
+        filtered.push(protocol);
+        continue;
+      }
+      if (sawToken) throw new Error('multiple base64.bearer.authorization tokens specified');
+      sawToken = true;
+      token = decodeBase64URLNoPad(protocol.slice(bearerProtocolPrefix.length));
+    }
+    if (!sawToken) return null;
+    if (filtered.length === 0) throw new Error('missing additional subprotocol');
+    if (token === '') return null;
+    const resp = await this.auth.authenticateToken(token, audiencesFrom(ctx));
+    if (!resp) throw new Error(invalidTokenError);
+    ctx.values.set(websocketProtocolsKey, filtered.join(','));
+    return resp;
+  }
+}
+
+/** The Sec-WebSocket-Protocol value without the token protocol, for whoever forwards the upgrade. */
+export const websocketProtocolsKey = Symbol('websocket.filteredProtocols');
+
+function isWebSocketUpgrade(h: Headers): boolean {
+  const conn = h.get('connection');
+  const upgrade = h.get('upgrade');
+  return !!conn && !!upgrade && /(^|,)\s*upgrade\s*(,|$)/i.test(conn) && upgrade.toLowerCase() === 'websocket';
+}
+
+function decodeBase64URLNoPad(s: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) throw new Error('invalid base64 in websocket bearer token protocol');
+  const b64 = s.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error('invalid UTF-8 in websocket bearer token protocol');
+  }
+}

@@ -1,0 +1,63 @@
+// Reading request headers line by line (Go http.Header semantics) when the runtime exposes the
+// raw header list; Fetch Headers join repeated lines with ", " (reference k8s-filters.md §19).
+
+import type { RequestContext } from '../endpoints/request/context.ts';
+
+/** Every value of header `name` (case-insensitive), one per header line when the runtime tells. */
+export function headerValues(ctx: RequestContext, name: string): string[] {
+  const lower = name.toLowerCase();
+  const raw = ctx.transport.rawHeaders;
+  if (raw) {
+    const out: string[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === lower) out.push(raw[i + 1]!);
+    return out;
+  }
+  const v = ctx.request.headers.get(lower);
+  return v === null ? [] : [v];
+}
+
+/** Header names (lower-case, first-seen order) that start with `prefix` (case-insensitive). */
+export function headerNamesWithPrefix(ctx: RequestContext, prefix: string): string[] {
+  const p = prefix.toLowerCase();
+  const out: string[] = [];
+  const raw = ctx.transport.rawHeaders;
+  if (raw) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const n = raw[i]!.toLowerCase();
+      if (n.startsWith(p) && !out.includes(n)) out.push(n);
+    }
+    return out;
+  }
+  for (const [n] of ctx.request.headers) if (n.startsWith(p) && !out.includes(n)) out.push(n);
+  return out;
+}
+
+/**
+ * Removes headers (exact names and name prefixes, lower-case) from ctx.request. Incoming
+ * requests on some runtimes have immutable headers; then the request is rebuilt.
+ */
+export function deleteRequestHeaders(ctx: RequestContext, names: readonly string[], prefixes: readonly string[]): void {
+  const h = ctx.request.headers;
+  let doomed: string[] | undefined;
+  for (const n of names) if (h.has(n)) (doomed ??= []).push(n);
+  if (prefixes.length) {
+    for (const [n] of h) {
+      for (const p of prefixes) {
+        if (n.startsWith(p)) {
+          (doomed ??= []).push(n);
+          break;
+        }
+      }
+    }
+  }
+  if (!doomed) return;
+  try {
+    for (const n of doomed) h.delete(n);
+    if (doomed.every((n) => !h.has(n))) return;
+  } catch {
+    // immutable headers: fall through and rebuild
+  }
+  const copy = new Headers(h);
+  for (const n of doomed) copy.delete(n);
+  ctx.request = new Request(ctx.request, { headers: copy });
+}

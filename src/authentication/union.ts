@@ -1,0 +1,97 @@
+// Unions and the authenticated-group adder (request/union, token/union, group/authenticated_group_adder).
+// Reference: k8s-filters.md §12.3.
+
+import type { RequestContext } from '../endpoints/request/context.ts';
+import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from './authenticator.ts';
+import { allAuthenticated, allUnauthenticated, anonymousUser } from './user.ts';
+
+/** utilerrors.NewAggregate: one error as is, several as `[a, b]`. */
+export class AggregateError_ extends Error {
+  readonly errors: Error[];
+  constructor(errors: Error[]) {
+    super(errors.length === 1 ? errors[0]!.message : `[${errors.map((e) => e.message).join(', ')}]`);
+    this.name = 'AggregateError';
+    this.errors = errors;
+  }
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function aggregate(errors: Error[]): Error {
+  return errors.length === 1 ? errors[0]! : new AggregateError_(errors);
+}
+
+/**
+ * union.New / NewFailOnError: tries each authenticator in order; the first success wins.
+ * Without failOnError, errors are collected and the next one is tried; if none succeeds the
+ * aggregate is thrown (a clean null when there were no errors). With failOnError, the first
+ * error is thrown at once (so anonymous is never reached after invalid credentials).
+ */
+export class UnionAuthenticator implements RequestAuthenticator {
+  private readonly handlers: RequestAuthenticator[];
+  private readonly failOnError: boolean;
+  constructor(handlers: RequestAuthenticator[], failOnError = false) {
+    this.handlers = handlers;
+    this.failOnError = failOnError;
+  }
+  async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    let errors: Error[] | undefined;
+    for (const h of this.handlers) {
+      let resp: AuthenticatorResponse | null;
+      try {
+        resp = await h.authenticateRequest(ctx);
+      } catch (err) {
+        if (this.failOnError) throw toError(err);
+        (errors ??= []).push(toError(err));
+        continue;
+      }
+      if (resp) return resp;
+    }
+    if (errors) throw aggregate(errors);
+    return null;
+  }
+}
+
+/** token/union: the same for token authenticators (never fail-on-error in kube-apiserver). */
+export class UnionTokenAuthenticator implements TokenAuthenticator {
+  private readonly handlers: TokenAuthenticator[];
+  constructor(handlers: TokenAuthenticator[]) {
+    this.handlers = handlers;
+  }
+  async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
+    let errors: Error[] | undefined;
+    for (const h of this.handlers) {
+      let resp: AuthenticatorResponse | null;
+      try {
+        resp = await h.authenticateToken(token, audiences);
+      } catch (err) {
+        (errors ??= []).push(toError(err));
+        continue;
+      }
+      if (resp) return resp;
+    }
+    if (errors) throw aggregate(errors);
+    return null;
+  }
+}
+
+/**
+ * group.NewAuthenticatedGroupAdder: every authenticated non-anonymous user gets
+ * `system:authenticated` unless it already has it or `system:unauthenticated`.
+ */
+export class AuthenticatedGroupAdder implements RequestAuthenticator {
+  private readonly inner: RequestAuthenticator;
+  constructor(inner: RequestAuthenticator) {
+    this.inner = inner;
+  }
+  async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    const resp = await this.inner.authenticateRequest(ctx);
+    if (!resp) return resp;
+    const u = resp.user;
+    const groups = u.groups ?? [];
+    if (u.name === anonymousUser || groups.includes(allAuthenticated) || groups.includes(allUnauthenticated)) return resp;
+    return { ...resp, user: { ...u, groups: [...groups, allAuthenticated] } };
+  }
+}
