@@ -1,0 +1,93 @@
+// Cloudflare Workers: the chain as a Worker. The server is built once per isolate from the same
+// kube-apiserver flags as the CLI (var APISERVER_FLAGS), files from APISERVER_FILES* vars/secrets
+// or bundled text; client certificates from request.cf.tlsClientAuth (mTLS at Cloudflare's edge)
+// or a trusted forwarded RFC 9440 header; client IP from cf-connecting-ip; ctx.waitUntil for work
+// after the response. See README "Deploy: Cloudflare Workers".
+//
+//   // worker.ts — the default export is ready to deploy (wrangler.toml main)
+//   export { default } from 'edge-apiserver/cloudflare';
+//   // or with bundled files / extra routes:
+//   import { createWorker } from 'edge-apiserver/cloudflare';
+//   import rbac from './rbac.yaml';      // wrangler [[rules]] type = "Text"
+//   export default createWorker({ files: { '/etc/kubernetes/rbac.yaml': rbac } });
+
+import type { Transport } from '../../src/endpoints/request/context.ts';
+import {
+  cloudflareClientCertificates,
+  takeForwardedClientCertificates,
+  type CloudflareTLSClientAuth,
+} from '../../src/endpoints/request/client-cert.ts';
+import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/server/edge.ts';
+
+/** The parts of `request.cf` the adapter reads (all strings, as the platform sends them). */
+export interface IncomingRequestCf {
+  tlsClientAuth?: CloudflareTLSClientAuth;
+  tlsVersion?: string;
+  httpProtocol?: string;
+}
+
+/** The parts of the Workers ExecutionContext the adapter uses. */
+export interface WorkerExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export type WorkerEnv = Record<string, unknown>;
+
+export interface WorkerHandler {
+  fetch(request: Request, env: WorkerEnv, ctx?: WorkerExecutionContext): Promise<Response>;
+}
+
+/** Settings in code; merged with the env (env files win by path, env flags come after these). */
+export type WorkerSettings = EdgeSettings | ((env: WorkerEnv) => EdgeSettings | Promise<EdgeSettings>);
+
+/** request + cf + ctx → what the chain takes. Exported for tests and custom Workers. */
+export function cloudflareTransport(
+  request: Request,
+  ctx?: WorkerExecutionContext,
+  forwardedCertHeader?: string,
+): { request: Request; transport: Transport } {
+  const cf = (request as Request & { cf?: IncomingRequestCf }).cf;
+  let peerCertificates = cloudflareClientCertificates(cf?.tlsClientAuth);
+  if (forwardedCertHeader) {
+    const taken = takeForwardedClientCertificates(request, forwardedCertHeader);
+    request = taken.request;
+    if (!peerCertificates.length) peerCertificates = taken.certificates;
+  }
+  const transport: Transport = {
+    remoteAddress: request.headers.get('cf-connecting-ip') ?? undefined,
+    protocol: protocolName(cf?.httpProtocol),
+    tlsVersion: cf?.tlsVersion,
+  };
+  if (peerCertificates.length) transport.peerCertificates = peerCertificates;
+  if (ctx) transport.waitUntil = (p) => ctx.waitUntil(p);
+  return { request, transport };
+}
+
+function protocolName(p: string | undefined): string | undefined {
+  if (!p) return undefined;
+  if (p === 'HTTP/2') return 'h2';
+  if (p === 'HTTP/1.1') return 'http/1.1';
+  return p.toLowerCase();
+}
+
+/** A Worker (`export default createWorker(...)`); one server per isolate, built on first request. */
+export function createWorker(settings: WorkerSettings = {}): WorkerHandler {
+  let server: EdgeServer | undefined;
+  let certHeader: string | undefined;
+  return {
+    fetch(request, env, ctx) {
+      if (!server) {
+        const h = env?.[CLIENT_CERT_HEADER_VAR];
+        certHeader = typeof h === 'string' && h ? h : undefined;
+        server = new EdgeServer(async () => {
+          const own = typeof settings === 'function' ? await settings(env) : settings;
+          return mergeSettings(own, settingsFromEnv(env));
+        });
+      }
+      const { request: req, transport } = cloudflareTransport(request, ctx, certHeader);
+      return server.fetch(req, transport);
+    },
+  };
+}
+
+export default createWorker();

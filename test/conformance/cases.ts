@@ -1,0 +1,189 @@
+// The conformance suite: one list of request → expected response cases, run unchanged against
+// every target (in-process fetch, Node TLS listener, workerd via wrangler, Deno, Bun, Lambda).
+// A target supplies `send` (how a request reaches it) and calls registerConformance once.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+export interface CaseRequest {
+  method?: string;
+  /** Path and query, e.g. `/healthz?verbose`. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** What came back, reduced to what every target can report. */
+export interface CaseResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+export interface Expectation {
+  status: number;
+  /** Header values: exact string, a pattern, or null for "absent". */
+  headers?: Record<string, string | RegExp | null>;
+  /** Exact body, or a pattern. */
+  body?: string | RegExp;
+  /** Further checks on the parsed JSON body. */
+  json?: (value: any) => void;
+}
+
+export interface ConformanceCase {
+  name: string;
+  request: CaseRequest;
+  expect: Expectation;
+}
+
+/** Every request carries this agent, so Status pretty-printing (curl/Wget/Mozilla) never kicks in. */
+export const USER_AGENT = 'edge-apiserver-conformance/1.0';
+
+const textPlain = 'text/plain; charset=utf-8';
+const statusNotFound =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n';
+const statusMethodNotAllowed =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}\n';
+
+export const cases: ConformanceCase[] = [
+  {
+    name: 'GET /healthz → 200 ok',
+    request: { path: '/healthz' },
+    expect: { status: 200, headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' }, body: 'ok' },
+  },
+  {
+    name: 'GET /healthz?verbose lists every check',
+    request: { path: '/healthz?verbose' },
+    expect: { status: 200, headers: { 'content-type': textPlain }, body: /^\[\+\]ping ok\n\[\+\]log ok\n(\[\+\][^\n]+ ok\n)*healthz check passed\n$/ },
+  },
+  {
+    name: 'GET /livez → 200 ok',
+    request: { path: '/livez' },
+    expect: { status: 200, body: 'ok' },
+  },
+  {
+    name: 'GET /readyz?verbose includes the shutdown check',
+    request: { path: '/readyz?verbose' },
+    expect: { status: 200, body: /^\[\+\]ping ok\n\[\+\]log ok\n(\[\+\][^\n]+ ok\n)*readyz check passed\n$/ },
+  },
+  {
+    name: 'GET /readyz?exclude=nosuch&verbose warns about the unknown check',
+    request: { path: '/readyz?exclude=nosuch&verbose' },
+    expect: { status: 200, body: /\[\+\]shutdown ok\n(\[\+\][^\n]+ ok\n)*warn: some health checks cannot be excluded: no matches for "nosuch"\nreadyz check passed\n$/ },
+  },
+  {
+    name: 'GET /healthz/ping → 200 ok',
+    request: { path: '/healthz/ping' },
+    expect: { status: 200, body: 'ok' },
+  },
+  {
+    name: 'GET /version → version info',
+    request: { path: '/version' },
+    expect: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      json: (v) => {
+        assert.equal(v.major, '1');
+        assert.equal(v.minor, '34');
+        assert.match(v.gitVersion, /^v1\.34\./);
+        for (const k of ['gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']) assert.equal(typeof v[k], 'string', k);
+      },
+    },
+  },
+  {
+    name: 'GET /version/ (trailing slash) → version info',
+    request: { path: '/version/' },
+    expect: { status: 200, json: (v) => assert.equal(v.major, '1') },
+  },
+  {
+    name: 'POST /version → 405 Status',
+    request: { method: 'POST', path: '/version', body: '{}', headers: { 'content-type': 'application/json' } },
+    expect: { status: 405, headers: { 'content-type': 'application/json' }, body: statusMethodNotAllowed },
+  },
+  {
+    name: 'GET /version/extra → 404 Status',
+    request: { path: '/version/extra' },
+    expect: { status: 404, headers: { 'content-type': 'application/json' }, body: statusNotFound },
+  },
+  {
+    name: 'GET / → sorted index of paths',
+    request: { path: '/' },
+    expect: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: /^\{\n  "paths": \[\n/,
+      json: (v) => {
+        const paths: string[] = v.paths;
+        for (const p of ['/healthz', '/healthz/ping', '/livez', '/readyz', '/readyz/shutdown', '/version']) assert.ok(paths.includes(p), p);
+        assert.ok(!paths.includes('/'), 'index lists itself');
+        assert.ok(!paths.includes('/conformance/panic'), 'unlisted path listed');
+        assert.deepEqual(paths, [...paths].sort());
+      },
+    },
+  },
+  {
+    name: 'GET /does-not-exist → 404 page not found',
+    request: { path: '/does-not-exist' },
+    expect: { status: 404, headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' }, body: '404 page not found\n' },
+  },
+  {
+    name: 'a handler that panics → 500',
+    request: { path: '/conformance/panic' },
+    expect: {
+      status: 500,
+      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' },
+      body: 'This request caused apiserver to panic. Look in the logs for details.\n',
+    },
+  },
+];
+
+/** Checks one response against a case's expectation. */
+export function check(c: ConformanceCase, res: CaseResponse): void {
+  const e = c.expect;
+  const where = `${c.request.method ?? 'GET'} ${c.request.path}`;
+  assert.equal(res.status, e.status, `${where}: status (body ${JSON.stringify(res.body.slice(0, 300))})`);
+  for (const [name, want] of Object.entries(e.headers ?? {})) {
+    const got = res.headers.get(name);
+    if (want === null) assert.equal(got, null, `${where}: header ${name} should be absent`);
+    else if (typeof want === 'string') assert.equal(got, want, `${where}: header ${name}`);
+    else assert.match(got ?? '', want, `${where}: header ${name}`);
+  }
+  if (typeof e.body === 'string') assert.equal(res.body, e.body, `${where}: body`);
+  else if (e.body) assert.match(res.body, e.body, `${where}: body`);
+  if (e.json) e.json(JSON.parse(res.body));
+}
+
+export interface Target {
+  /** Starts the runtime once for the file (bounded in time); returns how to send requests. */
+  start(): Promise<(req: CaseRequest) => Promise<CaseResponse>>;
+  stop?(): Promise<void>;
+}
+
+/** Registers the whole suite against one target. */
+export function registerConformance(name: string, target: Target, only: ConformanceCase[] = cases): void {
+  describe(`conformance: ${name}`, () => {
+    let send: ((req: CaseRequest) => Promise<CaseResponse>) | undefined;
+    before(async () => {
+      send = await target.start();
+    });
+    after(async () => {
+      await target.stop?.();
+    });
+    for (const c of only) {
+      it(c.name, async () => {
+        assert.ok(send, 'target did not start');
+        check(c, await send(c.request));
+      });
+    }
+  });
+}
+
+/** The Web Request for a case (in-process targets). */
+export function toRequest(req: CaseRequest, origin = 'https://127.0.0.1:6443'): Request {
+  const headers = new Headers({ 'user-agent': USER_AGENT, ...req.headers });
+  return new Request(origin + req.path, { method: req.method ?? 'GET', headers, body: req.body });
+}
+
+export async function fromResponse(res: Response): Promise<CaseResponse> {
+  return { status: res.status, headers: res.headers, body: await res.text() };
+}

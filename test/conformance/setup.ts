@@ -1,0 +1,34 @@
+// The one server configuration every conformance target runs: the same flags, files and the
+// test-only panic route, handed to each runtime's adapter. Imported by the in-process and Lambda
+// runners directly and by the entry scripts of workerd, Deno and Bun.
+
+import type { EdgeSettings } from '../../src/server/edge.ts';
+import type { Config } from '../../src/server/config.ts';
+import { discardLogger } from '../../src/util/logger.ts';
+
+/** Path of a route that throws (registered only here, never in production code). */
+export const PANIC_PATH = '/conformance/panic';
+
+/** kube-apiserver flags of the conformance server (features join as they land in main). */
+export const CONFORMANCE_FLAGS = '';
+
+/** Files the flags name. */
+export const CONFORMANCE_FILES: Record<string, string> = {};
+
+export function conformanceConfigure(config: Config): void {
+  config.routeInstallers.push((server) => {
+    server.handler.nonGoRestfulMux.unlistedHandle(PANIC_PATH, () => {
+      throw new Error('conformance: deliberate panic');
+    });
+  });
+}
+
+export function conformanceSettings(overrides: Partial<EdgeSettings> = {}): EdgeSettings {
+  return {
+    flags: CONFORMANCE_FLAGS,
+    files: CONFORMANCE_FILES,
+    configure: conformanceConfigure,
+    logger: discardLogger,
+    ...overrides,
+  };
+}
