@@ -1,7 +1,11 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithCacheControl (endpoints/filters/cachecontrol.go): `Cache-Control: no-cache, private`
+// on every response unless a handler sets its own. Set before next, as upstream (§11.6).
 
-export function withCacheControl(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler } from '../endpoints/request/context.ts';
+
+export function withCacheControl(next: Handler, _c?: unknown): Handler {
+  return (ctx) => {
+    if (!ctx.responseHeaders.has('cache-control')) ctx.responseHeaders.set('Cache-Control', 'no-cache, private');
+    return next(ctx);
+  };
 }

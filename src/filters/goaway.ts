@@ -1,7 +1,14 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithProbabilisticGoaway (server/filters/goaway.go): on HTTP/2, with probability
+// `--goaway-chance`, the connection is told to GOAWAY after this response (Go sets
+// `Connection: close`; here the listener's Transport.goaway hook). Never short-circuits (§11.7).
 
-export function withProbabilisticGoaway(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler } from '../endpoints/request/context.ts';
+
+export function withProbabilisticGoaway(next: Handler, c: { goawayChance: number }, random: () => number = Math.random): Handler {
+  const chance = c.goawayChance;
+  if (!(chance > 0)) return next;
+  return (ctx) => {
+    if (ctx.transport.protocol === 'h2' && random() < chance) ctx.transport.goaway?.();
+    return next(ctx);
+  };
 }

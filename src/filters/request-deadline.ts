@@ -1,7 +1,58 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithRequestDeadline (endpoints/filters/request_deadline.go): the deadline of a
+// non-long-running request is receipt + --request-timeout, shortened (never lengthened) by a
+// `?timeout=` in Go duration syntax; a bad value is the negotiated 400 (§9). The timeout
+// filter enforces the deadline (it owns the timer and the AbortSignal).
 
-export function withRequestDeadline(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import { queryFirst } from '../endpoints/request/requestinfo.ts';
+import { errorMessage, errorNegotiated, newBadRequest } from '../endpoints/responsewriters/status.ts';
+import type { LongRunningRequestCheck } from '../server/config.ts';
+import { parseGoDuration } from '../util/duration.ts';
+import { requestInfoOr500 } from './common.ts';
+
+const key = Symbol('requestDeadline');
+
+/** The request's deadline (ms since the epoch), if WithRequestDeadline set one. */
+export function requestDeadlineFrom(ctx: RequestContext): number | undefined {
+  return ctx.values.get(key) as number | undefined;
+}
+
+export function setRequestDeadline(ctx: RequestContext, deadline: number): void {
+  ctx.values.set(key, deadline);
+}
+
+/**
+ * Called with the 400 before it is returned (the audit issue records it: a lone
+ * ResponseStarted event, no user). Default: nothing.
+ */
+export type BadTimeoutHook = (ctx: RequestContext, response: Response, message: string) => void;
+
+export function withRequestDeadline(
+  next: Handler,
+  c: { longRunningFunc: LongRunningRequestCheck; requestTimeout: number },
+  onBadTimeout?: BadTimeoutHook,
+): Handler {
+  const longRunning = c.longRunningFunc;
+  const max = c.requestTimeout;
+  return (ctx) => {
+    const info = requestInfoOr500(ctx);
+    if (info instanceof Response) return info;
+    if (longRunning(ctx.request, info)) return next(ctx);
+    let timeout = max;
+    const value = ctx.url.search === '' ? '' : queryFirst(ctx.url.search, 'timeout');
+    if (value !== '') {
+      let user: number;
+      try {
+        user = parseGoDuration(value) / 1e6;
+      } catch (err) {
+        const message = `invalid timeout specified in the request URL - ${errorMessage(err)}`;
+        const res = errorNegotiated(newBadRequest(message), ctx.request, ctx.url);
+        onBadTimeout?.(ctx, res, message);
+        return res;
+      }
+      if (user > 0 && user < max) timeout = user;
+    }
+    setRequestDeadline(ctx, ctx.receivedTimestamp + timeout);
+    return next(ctx);
+  };
 }

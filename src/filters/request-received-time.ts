@@ -1,7 +1,11 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithRequestReceivedTimestamp (endpoints/filters/request_received_time.go): the time the
+// request deadline, audit and httplog latency count from. Never short-circuits (§5).
 
-export function withRequestReceivedTimestamp(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler } from '../endpoints/request/context.ts';
+
+export function withRequestReceivedTimestamp(next: Handler, _c?: unknown): Handler {
+  return (ctx) => {
+    ctx.receivedTimestamp = Date.now();
+    return next(ctx);
+  };
 }

@@ -1,7 +1,23 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithRetryAfter (server/filters/with_retry_after.go; only with --shutdown-send-retry-after):
+// once NotAcceptingNewRequest fired, every non-exempt request gets the plain-text 429 with
+// `Retry-After: 5` and `Connection: close` (§11.4, lifecycle §3.6). It sits outside HSTS and
+// Cache-Control, so the 429 carries neither.
 
-export function withRetryAfter(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler } from '../endpoints/request/context.ts';
+import { httpError } from '../endpoints/responsewriters/status.ts';
+import type { LifecycleSignal } from '../server/lifecycle.ts';
+import { isShutdownExempt } from './common.ts';
+
+export function withRetryAfter(next: Handler, c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal } }): Handler {
+  const shuttingDown = c.lifecycleSignals.NotAcceptingNewRequest;
+  return (ctx) => {
+    if (!shuttingDown.hasFired || isShutdownExempt(ctx)) return next(ctx);
+    // Connection-specific headers are illegal on HTTP/2: there, ask the listener for the GOAWAY
+    // that Go derives from `Connection: close`.
+    if (ctx.transport.protocol === 'h2') {
+      ctx.transport.goaway?.();
+      return httpError('The apiserver is shutting down, please try again later.', 429, { 'Retry-After': '5' });
+    }
+    return httpError('The apiserver is shutting down, please try again later.', 429, { Connection: 'close', 'Retry-After': '5' });
+  };
 }

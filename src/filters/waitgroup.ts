@@ -1,7 +1,48 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithWaitGroup (server/filters/waitgroup.go): tracks non-long-running requests so shutdown can
+// drain them (the server's run() waits on config.nonLongRunningRequestWaitGroup). Once draining
+// has begun, new non-exempt requests get the 503 "apiserver is shutting down" (§11.9).
 
-export function withWaitGroup(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import { encodeStatus, newServiceUnavailable } from '../endpoints/responsewriters/status.ts';
+import type { LongRunningRequestCheck } from '../server/config.ts';
+import type { SafeWaitGroup } from '../util/waitgroup.ts';
+import { isShutdownExempt, requestInfoOr500 } from './common.ts';
+
+const shuttingDownBody = encodeStatus(newServiceUnavailable('apiserver is shutting down')) + '\n';
+
+/** waitGroupWriteRetryAfterToResponse: the JSON Status, encoder newline plus Fprintln's. */
+export function shuttingDownResponse(): Response {
+  return new Response(shuttingDownBody, {
+    status: 503,
+    headers: { 'Retry-After': '1', 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' },
+  });
+}
+
+export function withWaitGroup(
+  next: Handler,
+  c: { longRunningFunc: LongRunningRequestCheck; nonLongRunningRequestWaitGroup: SafeWaitGroup },
+  isExempt: (ctx: RequestContext) => boolean = isShutdownExempt,
+): Handler {
+  const wg = c.nonLongRunningRequestWaitGroup;
+  const longRunning = c.longRunningFunc;
+  return (ctx) => {
+    const info = requestInfoOr500(ctx);
+    if (info instanceof Response) return info;
+    if (longRunning(ctx.request, info)) return next(ctx);
+    if (wg.isWaiting) {
+      if (isExempt(ctx)) return next(ctx);
+      return shuttingDownResponse();
+    }
+    wg.add(1);
+    let result: Response | Promise<Response>;
+    try {
+      result = next(ctx);
+    } catch (err) {
+      wg.done();
+      throw err;
+    }
+    if (result instanceof Promise) return result.finally(() => wg.done());
+    wg.done();
+    return result;
+  };
 }
