@@ -7,6 +7,7 @@ import type { RequestAuthenticator } from '../authentication/authenticator.ts';
 import type { RequestHeaderConfig } from '../authentication/requestheader.ts';
 import type { Authorizer } from '../authorization/authorizer.ts';
 import type { FileSystem } from './options/filesystem.ts';
+import type { SecureServingInfo } from './options/serving.ts';
 import { type HealthChecker, logHealthz, pingHealthz } from './healthz/healthz.ts';
 import { LifecycleSignals } from './lifecycle.ts';
 import { SafeWaitGroup } from '../util/waitgroup.ts';
@@ -87,6 +88,8 @@ export interface Config {
   disabledPostStartHooks: Set<string>;
   /** Bearer token of the loopback client (a random UUID per start). */
   loopbackToken?: string;
+  /** What a listener needs (SecureServingOptions.applyTo); undefined when not serving HTTPS. */
+  secureServing?: SecureServingInfo;
   lifecycleSignals: LifecycleSignals;
   nonLongRunningRequestWaitGroup: SafeWaitGroup;
   watchRequestWaitGroup: SafeWaitGroup;

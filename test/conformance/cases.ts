@@ -159,8 +159,11 @@ export interface Target {
   stop?(): Promise<void>;
 }
 
-/** Registers the whole suite against one target. */
-export function registerConformance(name: string, target: Target, only: ConformanceCase[] = cases): void {
+/**
+ * Registers the whole suite against one target, plus `extra` cases that only hold there (what the
+ * platform tells the chain differs: client IP, protocol, where certificates come from).
+ */
+export function registerConformance(name: string, target: Target, extra: ConformanceCase[] = []): void {
   describe(`conformance: ${name}`, () => {
     let send: ((req: CaseRequest) => Promise<CaseResponse>) | undefined;
     before(async () => {
@@ -169,7 +172,7 @@ export function registerConformance(name: string, target: Target, only: Conforma
     after(async () => {
       await target.stop?.();
     });
-    for (const c of only) {
+    for (const c of [...cases, ...extra]) {
       it(c.name, async () => {
         assert.ok(send, 'target did not start');
         check(c, await send(c.request));
@@ -186,4 +189,23 @@ export function toRequest(req: CaseRequest, origin = 'https://127.0.0.1:6443'): 
 
 export async function fromResponse(res: Response): Promise<CaseResponse> {
   return { status: res.status, headers: res.headers, body: await res.text() };
+}
+
+/** A target-specific case: what the conformance-only transport echo route reports. */
+export function transportCase(name: string, headers: Record<string, string>, want: Record<string, unknown>): ConformanceCase {
+  return {
+    name: `transport: ${name}`,
+    request: { path: '/conformance/transport', headers },
+    expect: {
+      status: 200,
+      json: (v) => {
+        for (const [k, w] of Object.entries(want)) assert.deepEqual(v[k], w, k);
+      },
+    },
+  };
+}
+
+/** An RFC 9440 header value carrying these bytes as the "certificate" (the echo route shows them as text). */
+export function fakeCertHeader(text: string): string {
+  return `:${btoa(text)}:`;
 }

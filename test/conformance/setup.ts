@@ -9,6 +9,12 @@ import { discardLogger } from '../../src/util/logger.ts';
 /** Path of a route that throws (registered only here, never in production code). */
 export const PANIC_PATH = '/conformance/panic';
 
+/** Echoes what the adapter put in the Transport (for the per-target transport cases). */
+export const TRANSPORT_PATH = '/conformance/transport';
+
+/** Header the conformance adapters trust for RFC 9440 client certificates. */
+export const CLIENT_CERT_HEADER = 'X-Conformance-Client-Cert';
+
 /** kube-apiserver flags of the conformance server (features join as they land in main). */
 export const CONFORMANCE_FLAGS = '';
 
@@ -19,6 +25,17 @@ export function conformanceConfigure(config: Config): void {
   config.routeInstallers.push((server) => {
     server.handler.nonGoRestfulMux.unlistedHandle(PANIC_PATH, () => {
       throw new Error('conformance: deliberate panic');
+    });
+    server.handler.nonGoRestfulMux.unlistedHandle(TRANSPORT_PATH, (ctx) => {
+      const t = ctx.transport;
+      return Response.json({
+        remoteAddress: t.remoteAddress ?? null,
+        protocol: t.protocol ?? null,
+        tlsVersion: t.tlsVersion ?? null,
+        peerCertificates: (t.peerCertificates ?? []).map((c) => new TextDecoder().decode(c)),
+        forwardedHeaderSeen: ctx.request.headers.get(CLIENT_CERT_HEADER),
+        waitUntil: typeof t.waitUntil === 'function',
+      });
     });
   });
 }

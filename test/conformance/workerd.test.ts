@@ -1,6 +1,7 @@
 // Conformance target: local workerd through `wrangler dev` (test/conformance/wrangler.toml),
 // started once for the file. wrangler needs Node >= 22.12: node_modules/.bin comes first on PATH.
-import { registerConformance } from './cases.ts';
+import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_HEADER } from './setup.ts';
 import { BIN, REPO_ROOT, httpSender, spawnUntil, type Spawned } from './harness.ts';
 
 let proc: Spawned | undefined;
@@ -25,4 +26,10 @@ registerConformance('workerd (wrangler dev)', {
     close();
     await proc?.stop();
   },
-});
+}, [
+  transportCase('forwarded client certificate, waitUntil', { [CLIENT_CERT_HEADER]: fakeCertHeader('workerd-cert') }, {
+    peerCertificates: ['workerd-cert'],
+    forwardedHeaderSeen: null,
+    waitUntil: true,
+  }),
+]);

@@ -1,0 +1,33 @@
+// Conformance target: Deno (Deno.serve over TLS), one process for the file. Deno comes from npm;
+// --node-modules-dir=manual reuses npm's tree (runtimes reference §0.9), --no-lock leaves no
+// deno.lock behind.
+import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_HEADER } from './setup.ts';
+import { BIN, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
+
+let proc: Spawned | undefined;
+let close = () => {};
+registerConformance('Deno (Deno.serve, TLS)', {
+  async start() {
+    const { cert, key } = await selfSignedServingCert();
+    proc = await spawnUntil(
+      BIN + 'deno',
+      ['run', '--node-modules-dir=manual', '--no-lock', '--unstable-no-legacy-abort', '--allow-net=127.0.0.1', '--allow-env', '--allow-read', 'test/conformance/deno-server.ts'],
+      { ready: /LISTENING (\d+)/, timeoutMs: 60_000, env: { DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', CONFORMANCE_CERT: cert, CONFORMANCE_KEY: key } },
+    );
+    const s = httpSender(`https://127.0.0.1:${proc.match[1]}`, cert);
+    close = s.close;
+    return s.send;
+  },
+  async stop() {
+    close();
+    await proc?.stop();
+  },
+}, [
+  transportCase('client IP and forwarded client certificate', { [CLIENT_CERT_HEADER]: fakeCertHeader('deno-cert') }, {
+    remoteAddress: '127.0.0.1',
+    peerCertificates: ['deno-cert'],
+    forwardedHeaderSeen: null,
+    waitUntil: false,
+  }),
+]);
