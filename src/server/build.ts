@@ -42,7 +42,7 @@ export async function buildServerFromFlags(args: readonly string[], opts: BuildS
   const logger = opts.logger ?? new KlogLogger();
   const fileSystem = opts.fileSystem ?? new MemoryFileSystem();
   const config = newConfig({ logger, fileSystem });
-  await options.applyTo(config, { logger, fileSystem });
+  await options.applyTo(config, { logger, fileSystem, servesTLS: opts.servesTLS, hostIP: opts.hostIP });
   await opts.configure?.(config);
   const server = newServer(complete(config), opts.name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));
   server.prepareRun();

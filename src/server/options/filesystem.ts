@@ -8,6 +8,12 @@ export interface FileSystem {
   readDir?(path: string): Promise<string[] | undefined>;
   /** Calls `onChange` when the file may have changed; returns a function that stops watching. */
   watch?(path: string, onChange: () => void): () => void;
+  /** Writes a whole file atomically with this mode (generated certificates); absent when read-only. */
+  writeFile?(path: string, data: Uint8Array, mode: number): Promise<void>;
+  /** Creates a directory and its parents (mode for new ones). */
+  mkdirAll?(path: string, mode: number): Promise<void>;
+  /** Removes a file; resolves when it does not exist. */
+  remove?(path: string): Promise<void>;
 }
 
 /** A read-only in-memory file system (edge runtimes, tests). */

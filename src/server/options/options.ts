@@ -6,11 +6,17 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { FileSystem } from './filesystem.ts';
 import { FlagSet } from './flags.ts';
+import { SecureServingOptions } from './serving.ts';
+import { LogsOptions } from './logs.ts';
 
 /** What ApplyTo may use besides the Config. */
 export interface ApplyContext {
   fileSystem: FileSystem;
   logger: Logger;
+  /** True when the platform terminates TLS itself (Node adapter): certificates are loaded or generated. */
+  servesTLS?: boolean;
+  /** The host's default interface IP, for the generated certificate (upstream: advertise address). */
+  hostIP?: string;
 }
 
 /** One options struct (SecureServingOptions, AuthenticationOptions …). */
@@ -28,7 +34,7 @@ export function aggregateErrors(errors: string[]): string {
 
 /** The groups, in kube-apiserver's help order. Each issue adds its group here. */
 export function newServerOptionGroups(): OptionsGroup[] {
-  return [];
+  return [new SecureServingOptions(), new LogsOptions()];
 }
 
 export class ServerOptions {

@@ -1,0 +1,134 @@
+// The `edge-apiserver` command: kube-apiserver's flags → buildServerFromFlags → a TLS listener
+// on --bind-address:--secure-port → server.run() until SIGTERM/SIGINT (a second signal exits 1
+// at once, as upstream's SetupSignalHandler). Exit codes: 0 after a graceful shutdown and for
+// --help; 1 for bad flags and start-up errors (`Error: <msg>`); 255 when a post-start hook fails.
+
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { buildServerFromFlags, type BuiltServer } from '../../src/server/build.ts';
+import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
+import { ServerOptions } from '../../src/server/options/options.ts';
+import { StaticCAContent } from '../../src/server/dynamiccertificates/content.ts';
+import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
+import { NodeFileSystem } from './fs.ts';
+import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
+
+export const command = 'edge-apiserver';
+
+const description = `The edge-apiserver serves the Kubernetes API server's HTTPS stack (kube-apiserver's
+handler chain, health endpoints and lifecycle) with kube-apiserver's flags.
+`;
+
+export interface MainOptions {
+  stdout?: (s: string) => void;
+  stderr?: (s: string) => void;
+  logger?: Logger;
+  /** Listener tuning (tests shorten the header timeout). */
+  listener?: NodeServingListenerOptions;
+  /** Installs SIGTERM/SIGINT handlers (default true). */
+  signals?: boolean;
+  /** Aborts the run like a first signal (tests, embedding). */
+  signal?: AbortSignal;
+}
+
+/** The host's first non-internal IPv4 address (upstream: the default-route interface IP). */
+export function defaultHostIP(): string | undefined {
+  for (const addrs of Object.values(os.networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+/** Runs the command; resolves with the process exit code. */
+export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
+  const stdout = opts.stdout ?? ((s) => process.stdout.write(s));
+  const stderr = opts.stderr ?? ((s) => process.stderr.write(s));
+  const logger = opts.logger ?? new KlogLogger();
+  const started = performance.now();
+
+  let built: BuiltServer;
+  try {
+    built = await buildServerFromFlags(argv, {
+      fileSystem: new NodeFileSystem(),
+      logger,
+      servesTLS: true,
+      hostIP: defaultHostIP(),
+    });
+  } catch (err) {
+    if (err instanceof HelpRequested) {
+      stdout(description + '\n' + new ServerOptions().flags.usage(command));
+      return 0;
+    }
+    stderr(`Error: ${message(err)}\n`);
+    return 1;
+  }
+
+  const { server, config } = built;
+  const info = config.secureServing;
+  if (!info) {
+    stderr('Error: secure serving is not configured\n');
+    return 1;
+  }
+  let listener: NodeServingListener;
+  try {
+    const auth = config.authentication;
+    const caBundle = [auth.clientCA, auth.requestHeaderClientCA].filter(Boolean).join('\n');
+    listener = new NodeServingListener(info, {
+      logger,
+      clientCA: caBundle ? new StaticCAContent('client-ca-bundle', caBundle) : undefined,
+      ...opts.listener,
+    });
+    await listener.listen();
+  } catch (err) {
+    stderr(`Error: ${message(err)}\n`);
+    return 1;
+  }
+
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stop.signal.aborted) {
+      // The second signal: exit at once (upstream SetupSignalHandler).
+      stderr(formatLine('I', `Received second ${sig}, exiting immediately`) + '\n');
+      process.exit(1);
+    }
+    logger.info(`Received ${sig}, shutting down`);
+    stop.abort();
+  };
+  if (opts.signals !== false) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  void config.lifecycleSignals.HasBeenReady.signaled.then(() => {
+    logger.info('Server became ready', { startupSeconds: Number(((performance.now() - started) / 1000).toFixed(3)) }, 2);
+  });
+
+  try {
+    await server.run({ signal: stop.signal, listener });
+    return 0;
+  } catch (err) {
+    const msg = message(err);
+    if (msg.startsWith('PostStartHook ')) {
+      // klog.Fatalf: severity F, exit 255.
+      stderr(formatLine('F', msg) + '\n');
+      return 255;
+    }
+    stderr(`Error: ${msg}\n`);
+    return 1;
+  } finally {
+    if (opts.signals !== false) {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+  }
+}
+
+function message(err: unknown): string {
+  if (err instanceof FlagError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+// `node adapters/node/cli.ts [flags]`
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,415 @@
+// The Node TLS listener (SecureServingInfo.Serve + RunServer, reference §2): HTTP/2 and
+// HTTP/1.1 on one port by ALPN, upstream's server limits, per-handshake certificate selection
+// (SNI, reloadable files), optional client certificates, and Go's graceful Shutdown (stop
+// accepting, GOAWAY, drain, then close what is left). Node traps: runtimes-hono-jose.md §0.
+
+import http2 from 'node:http2';
+import https from 'node:https';
+import tls from 'node:tls';
+import type net from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import type { ServingListener } from '../../src/server/genericapiserver.ts';
+import type { SecureServingInfo } from '../../src/server/options/serving.ts';
+import type { CAContentProvider, CertKeyContent, CertKeyContentProvider } from '../../src/server/dynamiccertificates/content.ts';
+import { buildNameToCertificate, selectByServerName } from '../../src/server/dynamiccertificates/sni.ts';
+import { ensureMutable, type Transport } from '../../src/endpoints/request/context.ts';
+import { discardLogger, type Logger } from '../../src/util/logger.ts';
+
+export interface NodeServingListenerOptions {
+  logger?: Logger;
+  /** Overrides `bindPort` (0: an ephemeral port, as upstream's pre-made listener in tests). */
+  port?: number;
+  /** Go's ReadHeaderTimeout: a client must send its request headers within this (ms). Default 32 s. */
+  headersTimeout?: number;
+  /** Go's IdleTimeout for HTTP/1.1 keep-alive and idle HTTP/2 sessions (ms). Default 90 s. */
+  idleTimeout?: number;
+  /** Client CA used when `info.clientCA` is unset (e.g. from --client-ca-file via the authentication options). */
+  clientCA?: CAContentProvider;
+  /** Called for every failed TLS handshake (apiserver_tls_handshake_errors_total). */
+  onTLSHandshakeError?: () => void;
+}
+
+/** MaxHeaderBytes (1 MiB). */
+export const maxHeaderBytes = 1 << 20;
+/** MaxUploadBufferPerStream and MaxReadFrameSize (256 KiB). */
+const perStreamBuffer = 256 << 10;
+/** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (pitfall §0.1). */
+const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'];
+/** Go's TCP keep-alive period for accepted connections. */
+const tcpKeepAlive = 3 * 60 * 1000;
+
+type Handler = (request: Request, transport?: Transport) => Promise<Response>;
+type AnyServer = http2.Http2SecureServer | https.Server;
+
+/** Go errno texts for listen failures. */
+const listenErrors: Record<string, string> = {
+  EADDRINUSE: 'bind: address already in use',
+  EACCES: 'bind: permission denied',
+  EADDRNOTAVAIL: 'bind: cannot assign requested address',
+};
+
+export class NodeServingListener implements ServingListener {
+  readonly info: SecureServingInfo;
+  private readonly opts: NodeServingListenerOptions;
+  private readonly logger: Logger;
+  private readonly server: AnyServer;
+  private handler: Handler | undefined;
+  private handlerReady!: () => void;
+  private readonly handlerSet = new Promise<void>((r) => (this.handlerReady = r));
+  private readonly sockets = new Set<net.Socket>();
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
+  private readonly providersStop = new AbortController();
+  private shuttingDown = false;
+  private resolveStopped!: () => void;
+  readonly stoppedListening = new Promise<void>((r) => (this.resolveStopped = r));
+  private readonly clientCA?: CAContentProvider;
+  private readonly contextCache = new Map<string, tls.SecureContext>();
+  private defaultContext: tls.SecureContext | undefined;
+  private byName = new Map<string, tls.SecureContext>();
+
+  constructor(info: SecureServingInfo, opts: NodeServingListenerOptions = {}) {
+    this.info = info;
+    this.opts = opts;
+    this.logger = opts.logger ?? discardLogger;
+    this.clientCA = info.clientCA ?? opts.clientCA;
+    if (!info.cert && !info.sniCerts.length) throw new Error('no serving certificate available for the secure server');
+    this.rebuildContexts(true);
+    for (const p of this.providers()) p.addListener(() => this.rebuildContexts(false));
+    this.clientCA?.addListener(() => this.rebuildContexts(false));
+    this.server = this.createServer();
+  }
+
+  private providers(): CertKeyContentProvider[] {
+    return [...(this.info.cert ? [this.info.cert] : []), ...this.info.sniCerts];
+  }
+
+  /** The TLS options every context shares (min version, ciphers, client CA). */
+  private tlsBase(): tls.SecureContextOptions {
+    const info = this.info;
+    const base: tls.SecureContextOptions = { minVersion: info.minTLSVersion };
+    let ciphers = info.openSSLCipherSuites.length ? info.openSSLCipherSuites.join(':') : undefined;
+    // OpenSSL 3 refuses TLS < 1.2 at the default security level.
+    if (info.minTLSVersion === 'TLSv1' || info.minTLSVersion === 'TLSv1.1') ciphers = `${ciphers ?? tls.DEFAULT_CIPHERS}:@SECLEVEL=0`;
+    if (ciphers) base.ciphers = ciphers;
+    const ca = this.clientCA?.currentCABundleContent();
+    if (ca) base.ca = ca;
+    return base;
+  }
+
+  private contextFor(content: CertKeyContent, base: tls.SecureContextOptions): tls.SecureContext {
+    const key = `${content.cert}\0${content.key}\0${base.ca ?? ''}`;
+    let ctx = this.contextCache.get(key);
+    if (!ctx) {
+      ctx = tls.createSecureContext({ ...base, cert: content.cert, key: content.key });
+      this.contextCache.set(key, ctx);
+    }
+    return ctx;
+  }
+
+  /**
+   * The dynamic serving controller: one context per certificate, the SNI name map, and the
+   * default context. A failure keeps the previous configuration (except at start-up).
+   */
+  private rebuildContexts(initial: boolean): void {
+    try {
+      const base = this.tlsBase();
+      const used = new Set<tls.SecureContext>();
+      const ctxOf = (p: CertKeyContentProvider) => {
+        const c = this.contextFor(p.currentCertKeyContent(), base);
+        used.add(c);
+        return c;
+      };
+      const defaultProvider = this.info.cert ?? this.info.sniCerts[0]!;
+      const defaultContext = ctxOf(defaultProvider);
+      const byName = buildNameToCertificate(
+        this.info.sniCerts.map((p) => ({ explicitNames: p.sniNames(), leaf: p.currentCertKeyContent().parsed.leaf, value: ctxOf(p) })),
+      );
+      for (const [k, v] of this.contextCache) if (!used.has(v)) this.contextCache.delete(k);
+      const defaultChanged = this.defaultContext !== undefined && this.defaultContext !== defaultContext;
+      this.defaultContext = defaultContext;
+      this.byName = byName;
+      if (defaultChanged) this.server.setSecureContext(this.serverTLSOptions());
+    } catch (err) {
+      if (initial) throw new Error(`invalid serving certificate: ${(err as Error).message}`);
+      this.logger.error('Failed to rebuild the TLS configuration, keeping the previous one', { err: (err as Error).message });
+    }
+  }
+
+  private serverTLSOptions(): tls.TlsOptions {
+    const content = (this.info.cert ?? this.info.sniCerts[0]!).currentCertKeyContent();
+    return {
+      ...this.tlsBase(),
+      cert: content.cert,
+      key: content.key,
+      // RequestClientCert: ask, do not require, do not fail the handshake (verified per request).
+      requestCert: Boolean(this.clientCA),
+      rejectUnauthorized: false,
+      SNICallback: (servername, cb) => cb(null, selectByServerName(this.byName, servername) ?? this.defaultContext),
+    };
+  }
+
+  private createServer(): AnyServer {
+    const info = this.info;
+    const headersTimeout = this.opts.headersTimeout ?? 32_000;
+    const idle = this.opts.idleTimeout ?? 90_000;
+    const listener = getRequestListener((request, env) => this.handle(request, env.incoming));
+    let server: AnyServer;
+    if (info.disableHTTP2) {
+      this.logger.info('Forcing use of http/1.1 only');
+      server = https.createServer(
+        {
+          ...this.serverTLSOptions(),
+          ALPNProtocols: ['http/1.1'],
+          maxHeaderSize: maxHeaderBytes,
+          keepAliveTimeout: idle,
+          headersTimeout,
+          requestTimeout: 0,
+          connectionsCheckingInterval: Math.min(1000, headersTimeout),
+        },
+        listener,
+      );
+    } else {
+      const streams = info.http2MaxStreamsPerConnection;
+      server = http2.createSecureServer(
+        {
+          ...this.serverTLSOptions(),
+          allowHTTP1: true,
+          settings: {
+            maxConcurrentStreams: streams,
+            maxHeaderListSize: maxHeaderBytes,
+            initialWindowSize: perStreamBuffer,
+            maxFrameSize: perStreamBuffer,
+          },
+          // MaxUploadBufferPerConnection = 256 KiB × streams (Node counts MB).
+          maxSessionMemory: Math.max(10, Math.ceil((perStreamBuffer * streams) / (1 << 20))),
+          maxHeaderListPairs: 4096,
+        },
+        listener,
+      );
+      // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (pitfall §0.3).
+      const h1 = server as unknown as Record<string, number>;
+      h1.maxHeaderSize = maxHeaderBytes;
+      h1.keepAliveTimeout = idle;
+      h1.headersTimeout = headersTimeout;
+      h1.requestTimeout = 0;
+      h1.connectionsCheckingInterval = Math.min(1000, headersTimeout);
+      server.on('session', (s) => this.trackSession(s, idle));
+      server.on('sessionError', () => {});
+    }
+    server.on('connection', (socket: net.Socket) => {
+      socket.setKeepAlive(true, tcpKeepAlive);
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    server.on('tlsClientError', (err: Error, socket: tls.TLSSocket) => {
+      this.opts.onTLSHandshakeError?.();
+      // Upstream logs these at V(5) only (secure_serving.go).
+      if (this.logger.enabled(5)) {
+        this.logger.info(`http: TLS handshake error from ${hostPort(socket.remoteAddress, socket.remotePort)}: ${err.message}`, undefined, 5);
+      }
+    });
+    return server;
+  }
+
+  /** Counts streams per session; a session without streams for `idle` ms is closed (Go IdleTimeout). */
+  private trackSession(s: http2.ServerHttp2Session, idle: number): void {
+    this.sessions.add(s);
+    if (this.shuttingDown) s.close();
+    let active = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      timer = setTimeout(() => s.close(), idle);
+      timer.unref();
+    };
+    arm();
+    s.on('stream', (stream) => {
+      active++;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      stream.once('close', () => {
+        if (--active === 0 && !s.closed && !s.destroyed) arm();
+      });
+    });
+    s.on('error', () => {});
+    s.once('close', () => {
+      if (timer) clearTimeout(timer);
+      this.sessions.delete(s);
+    });
+  }
+
+  private async handle(request: Request, incoming: IncomingMessage | http2.Http2ServerRequest): Promise<Response> {
+    if (!this.handler) await this.handlerSet;
+    const h2 = incoming.httpVersionMajor === 2;
+    const session = h2 ? (incoming as http2.Http2ServerRequest).stream.session : undefined;
+    const socket = (h2 ? session!.socket : incoming.socket) as tls.TLSSocket;
+    let response = await this.handler!(request, new NodeTransport(socket, incoming.rawHeaders, session as http2.ServerHttp2Session | undefined));
+    if (h2) {
+      let close = false;
+      for (const h of hopByHop) {
+        const v = response.headers.get(h);
+        if (v === null) continue;
+        if (h === 'connection' && /(^|,)\s*close\s*(,|$)/i.test(v)) close = true;
+        response = ensureMutable(response);
+        response.headers.delete(h);
+      }
+      // Go turns `Connection: close` on HTTP/2 into GOAWAY; in-flight streams still finish.
+      if (close && session && !session.closed) session.close();
+    } else if (this.shuttingDown) {
+      // Go's Shutdown disables keep-alives: responses close their connection.
+      response = ensureMutable(response);
+      response.headers.set('connection', 'close');
+    }
+    return response;
+  }
+
+  /** Binds the port (upstream: ApplyTo creates the listener). Throws Go's listen error text. */
+  async listen(): Promise<void> {
+    const info = this.info;
+    const port = this.opts.port ?? info.bindPort;
+    const unspecified = info.bindAddress === '' || info.bindAddress === '0.0.0.0' || info.bindAddress === '::';
+    // Go's "tcp" on an unspecified address is dual-stack; Node's '0.0.0.0' is IPv4 only (§9).
+    const hosts =
+      unspecified && info.bindNetwork !== 'tcp4'
+        ? ['::', ...(info.bindNetwork === 'tcp6' ? [] : ['0.0.0.0'])]
+        : [info.bindAddress === '' ? '0.0.0.0' : info.bindAddress];
+    const display = joinHostPort(info.bindAddress || '0.0.0.0', port);
+    let lastErr: NodeJS.ErrnoException | undefined;
+    for (const host of hosts) {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          this.server.once('error', reject);
+          this.server.listen({ host, port, ipv6Only: info.bindNetwork === 'tcp6', reusePort: info.permitPortSharing || undefined }, () => {
+            this.server.off('error', reject);
+            resolve();
+          });
+        });
+        return;
+      } catch (err) {
+        lastErr = err as NodeJS.ErrnoException;
+        // Only fall back to IPv4 when the host has no IPv6.
+        if (lastErr.code !== 'EAFNOSUPPORT' && lastErr.code !== 'EADDRNOTAVAIL') break;
+      }
+    }
+    const net = info.bindNetwork;
+    const reason = (lastErr?.code && listenErrors[lastErr.code]) ?? lastErr?.message;
+    throw new Error(`failed to create listener: failed to listen on ${display}: listen ${net} ${display}: ${reason}`);
+  }
+
+  /** The bound address (after listen). */
+  address(): net.AddressInfo {
+    return this.server.address() as net.AddressInfo;
+  }
+
+  /** `host:port` as Go prints a listener address (`[::]:6443`). */
+  addressString(): string {
+    const a = this.address();
+    return joinHostPort(a.address, a.port);
+  }
+
+  async serve(handler: Handler): Promise<void> {
+    if (!this.server.listening) await this.listen();
+    this.handler = handler;
+    this.handlerReady();
+    for (const p of this.providers()) p.run?.(this.providersStop.signal);
+    this.clientCA?.run?.(this.providersStop.signal);
+    this.logger.info(`Serving securely on ${this.addressString()}`);
+  }
+
+  /**
+   * Go's http.Server.Shutdown: close the listener (new connections are refused), GOAWAY every
+   * HTTP/2 session, close idle HTTP/1 connections, let in-flight requests finish, and after
+   * `timeoutMs` destroy whatever is still open.
+   */
+  async shutdown(timeoutMs: number): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    const addr = this.server.listening ? this.addressString() : '';
+    this.server.close();
+    this.resolveStopped();
+    this.providersStop.abort();
+    if (addr) this.logger.info(`Stopped listening on ${addr}`);
+    for (const s of this.sessions) s.close();
+    (this.server as https.Server).closeIdleConnections?.();
+    const deadline = Date.now() + timeoutMs;
+    while (this.sockets.size && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
+      (this.server as https.Server).closeIdleConnections?.();
+    }
+    if (this.sockets.size) {
+      this.logger.error('Failed to shutdown server: context deadline exceeded');
+      for (const s of this.sessions) s.destroy();
+      for (const s of this.sockets) s.destroy();
+    }
+  }
+}
+
+/** The Transport seam, filled lazily from the socket (certificates are parsed only when asked). */
+class NodeTransport implements Transport {
+  private readonly socket: tls.TLSSocket;
+  private readonly session?: http2.ServerHttp2Session;
+  private readonly raw: string[];
+  readonly protocol: 'h2' | 'http/1.1';
+  readonly goaway?: () => void;
+  constructor(socket: tls.TLSSocket, rawHeaders: string[], session?: http2.ServerHttp2Session) {
+    this.socket = socket;
+    this.session = session;
+    this.raw = rawHeaders;
+    this.protocol = session ? 'h2' : 'http/1.1';
+    if (session) this.goaway = () => !session.closed && session.close();
+  }
+  get peerCertificates(): Uint8Array[] {
+    return peerChain(this.socket);
+  }
+  get rawHeaders(): readonly string[] {
+    if (!this.session) return this.raw;
+    // HTTP/2 pseudo-headers (:method, :path …) are not header lines.
+    const out: string[] = [];
+    for (let i = 0; i < this.raw.length; i += 2) if (!this.raw[i]!.startsWith(':')) out.push(this.raw[i]!, this.raw[i + 1]!);
+    return out;
+  }
+  get remoteAddress(): string | undefined {
+    return unmapIPv4(this.socket.remoteAddress);
+  }
+  get remotePort(): number | undefined {
+    return this.socket.remotePort;
+  }
+  get localAddress(): string | undefined {
+    return unmapIPv4(this.socket.localAddress);
+  }
+  get tlsVersion(): string | undefined {
+    return this.socket.getProtocol?.() ?? undefined;
+  }
+}
+
+const chains = new WeakMap<tls.TLSSocket, Uint8Array[]>();
+
+/** The client's certificate chain as DER, leaf first (getPeerCertificate(true) links issuers). */
+function peerChain(socket: tls.TLSSocket): Uint8Array[] {
+  let chain = chains.get(socket);
+  if (chain) return chain;
+  chain = [];
+  let c = socket.getPeerCertificate?.(true) as tls.DetailedPeerCertificate | undefined;
+  const seen = new Set<unknown>();
+  while (c && c.raw && !seen.has(c)) {
+    seen.add(c);
+    chain.push(new Uint8Array(c.raw));
+    if (!c.issuerCertificate || c.issuerCertificate === c) break;
+    c = c.issuerCertificate;
+  }
+  chains.set(socket, chain);
+  return chain;
+}
+
+function unmapIPv4(addr: string | undefined): string | undefined {
+  return addr?.startsWith('::ffff:') && addr.includes('.') ? addr.slice(7) : addr;
+}
+
+export function joinHostPort(host: string | undefined, port: number | undefined): string {
+  const h = host ?? '';
+  return h.includes(':') ? `[${h}]:${port}` : `${h}:${port}`;
+}
+
+function hostPort(host: string | undefined, port: number | undefined): string {
+  return joinHostPort(unmapIPv4(host), port);
+}

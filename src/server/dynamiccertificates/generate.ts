@@ -1,0 +1,96 @@
+// client-go cert.GenerateSelfSignedCertKeyWithOptions on WebCrypto (reference §1.5/§1.6): a
+// throwaway self-signed CA and a serving leaf signed by it, RSA-2048, SHA-256, valid from one
+// hour ago. Portable: runs wherever crypto.subtle does.
+
+import * as x509 from './x509.ts';
+import { encodePEM, pkcs8ToPkcs1 } from './pem.ts';
+import { isIP } from '../options/flags.ts';
+
+export interface SelfSignedCertKeyOptions {
+  /** Goes into the CN (`<host>@<unix>`) and the SANs (IP SAN when it parses as an IP). */
+  host: string;
+  alternateIPs?: string[];
+  alternateDNS?: string[];
+  /** Validity in ms; default 365 days. */
+  maxAge?: number;
+  /** For tests: the clock. */
+  now?: Date;
+}
+
+export interface CertKeyPEM {
+  /** Leaf followed by the CA. */
+  cert: string;
+  /** The leaf key as `RSA PRIVATE KEY` (PKCS#1), as Go writes it. */
+  key: string;
+}
+
+const day = 24 * 60 * 60 * 1000;
+const rsa: RsaHashedKeyGenParams = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
+const KU = x509.KeyUsageFlags;
+
+/** A random serial in [1, 2^63−1), hex. */
+function randomSerial(): string {
+  const b = crypto.getRandomValues(new Uint8Array(8));
+  b[0]! &= 0x7f;
+  if (b.every((x) => x === 0)) b[7] = 1;
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions): Promise<CertKeyPEM> {
+  const now = opts.now ?? new Date();
+  const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
+  const notAfter = new Date(notBefore.getTime() + (opts.maxAge ?? 365 * day));
+  const unix = Math.floor(now.getTime() / 1000);
+  // Both keys at once: WebCrypto generates them off the main thread on Node.
+  const [caKeys, keys] = (await Promise.all([
+    crypto.subtle.generateKey(rsa, true, ['sign', 'verify']),
+    crypto.subtle.generateKey(rsa, true, ['sign', 'verify']),
+  ])) as [CryptoKeyPair, CryptoKeyPair];
+
+  const caSubject: x509.JsonName = [{ CN: [`${opts.host}-ca@${unix}`] }];
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: randomSerial(),
+    name: caSubject,
+    notBefore,
+    notAfter,
+    keys: caKeys,
+    signingAlgorithm: rsa,
+    extensions: [
+      new x509.KeyUsagesExtension(KU.keyEncipherment | KU.digitalSignature | KU.keyCertSign, true),
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+    ],
+  });
+
+  const ips: string[] = [];
+  const dns: string[] = [];
+  if (isIP(opts.host)) ips.push(opts.host);
+  else dns.push(opts.host);
+  ips.push(...(opts.alternateIPs ?? []));
+  dns.push(...(opts.alternateDNS ?? []));
+  const san: x509.JsonGeneralNames = [...dns.map((value) => ({ type: 'dns' as const, value })), ...ips.map((value) => ({ type: 'ip' as const, value }))];
+
+  const leaf = await x509.X509CertificateGenerator.create({
+    serialNumber: randomSerial(),
+    subject: [{ CN: [`${opts.host}@${unix}`] }],
+    issuer: ca.subjectName,
+    notBefore,
+    notAfter,
+    publicKey: keys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: rsa,
+    extensions: [
+      new x509.KeyUsagesExtension(KU.keyEncipherment | KU.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
+      ...(san.length ? [new x509.SubjectAlternativeNameExtension(san)] : []),
+    ],
+  });
+
+  const pkcs8 = new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer);
+  return {
+    cert: leaf.toString('pem') + '\n' + ca.toString('pem') + '\n',
+    key: encodePEM('RSA PRIVATE KEY', pkcs8ToPkcs1(pkcs8)),
+  };
+}
