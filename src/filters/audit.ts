@@ -1,7 +1,140 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithAudit (k8s.io/apiserver/pkg/endpoints/filters/audit.go). Reference: k8s-filters.md §14.1.
+// Evaluates the audit policy with the authenticated (pre-impersonation) user, emits
+// RequestReceived, then ResponseStarted (long-running requests, when the response starts),
+// ResponseComplete (when the body is done) or Panic (when the handler throws; rethrown).
+// Absent (returns `next`) unless Config.audit has both a policy and a backend.
+//
+//   const config = newConfig({ audit: { policyRuleEvaluator, backend } });
 
-export function withAudit(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
+import { errorMessage } from '../endpoints/responsewriters/status.ts';
+import type { CompletedConfig } from '../server/config.ts';
+import { auditEnabled, logImpersonatedUser, processEventStage, setEventResponseStatusCode, type AuditContext } from '../audit/context.ts';
+import {
+  auditDeps,
+  auditInternalError,
+  captureRequestObject,
+  captureResponseObject,
+  evaluatePolicyAndCreateAuditEvent,
+  flushOnEdge,
+  type AuditDeps,
+} from '../audit/request.ts';
+import { levelLess, type Stage } from '../audit/types.ts';
+
+export function withAudit(next: Handler, c: CompletedConfig): Handler {
+  const d = auditDeps(c);
+  if (!d) return next;
+  const longRunning = c.longRunningFunc;
+  const logger = c.logger;
+
+  // Blocking backends return a Promise: the request waits until the event is stored.
+  const stage = async (ac: AuditContext, s: Stage): Promise<boolean> => processEventStage(ac, s);
+
+  return async (ctx) => {
+    let ac: AuditContext;
+    try {
+      ac = evaluatePolicyAndCreateAuditEvent(ctx, d);
+    } catch (err) {
+      logger.error(`failed to create audit event: ${errorMessage(err)}`);
+      return auditInternalError(ctx, 'failed to create audit event');
+    }
+    if (!auditEnabled(ac)) return next(ctx);
+
+    if (!(await stage(ac, 'RequestReceived'))) {
+      d.metrics.requestsRejectedTotal++;
+      return auditInternalError(ctx, 'failed to store audit event');
+    }
+
+    const info = ctx.requestInfo;
+    const isLongRunning = !!info && longRunning(ctx.request, info);
+    const requestCapture = !levelLess(ac.event.level, 'Request') && !isLongRunning ? captureRequestObject(ctx, ac, d) : undefined;
+    const userAtEntry = ctx.user;
+
+    let response: Response;
+    try {
+      response = await next(ctx);
+    } catch (err) {
+      await requestCapture;
+      noteImpersonation(ctx, ac, userAtEntry);
+      ac.event.responseStatus = { code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${errorMessage(err)}` };
+      await stage(ac, 'Panic');
+      flushOnEdge(ctx, d.backend);
+      throw err;
+    }
+    noteImpersonation(ctx, ac, userAtEntry);
+
+    if (isLongRunning) {
+      setEventResponseStatusCode(ac, response.status);
+      await stage(ac, 'ResponseStarted');
+      if (!response.body) {
+        await stage(ac, 'ResponseComplete');
+        flushOnEdge(ctx, d.backend);
+        return response;
+      }
+      // ResponseComplete when the stream ends or the client goes away.
+      return new Response(onStreamEnd(response.body, () => completeLater(ctx, ac, d, stage)), response);
+    }
+
+    await captureResponseObject(ctx, ac, response, d);
+    setEventResponseStatusCode(ac, response.status);
+    if (requestCapture) await requestCapture;
+    await stage(ac, 'ResponseComplete');
+    flushOnEdge(ctx, d.backend);
+    return response;
+  };
+}
+
+function completeLater(ctx: RequestContext, ac: AuditContext, d: AuditDeps, stage: (ac: AuditContext, s: Stage) => Promise<boolean>): void {
+  const done = stage(ac, 'ResponseComplete');
+  if (ctx.transport.waitUntil) ctx.transport.waitUntil(done.then(() => d.backend.flush?.()));
+}
+
+/**
+ * The impersonation filter records the impersonated user with logImpersonatedUser; if it only
+ * replaced ctx.user, record that user here.
+ */
+function noteImpersonation(ctx: RequestContext, ac: AuditContext, before: UserInfo | undefined): void {
+  const now = ctx.user;
+  if (ac.event.impersonatedUser || !now || !before || now === before) return;
+  if (now.name === before.name && now.uid === before.uid && sameList(now.groups, before.groups)) return;
+  logImpersonatedUser(ctx, now);
+}
+
+function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/** Passes a body through, calling `onEnd` once when it finishes, errors or is cancelled. */
+function onStreamEnd(body: ReadableStream<Uint8Array>, onEnd: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  const end = () => {
+    if (!ended) {
+      ended = true;
+      onEnd();
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          end();
+        } else controller.enqueue(value);
+      } catch (err) {
+        controller.error(err);
+        end();
+      }
+    },
+    async cancel(reason) {
+      try {
+        await reader.cancel(reason);
+      } finally {
+        end();
+      }
+    },
+  });
 }

@@ -1,7 +1,45 @@
-// PLACEHOLDER: pass-through until the audit issue implements WithFailedAuthenticationAudit.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithFailedAuthenticationAudit (k8s.io/apiserver/pkg/endpoints/filters/authn_audit.go), the
+// failed handler WithAuthentication calls. Reference: k8s-filters.md §12.2. With auditing on,
+// the policy is evaluated without a user and exactly one event is emitted: stage
+// ResponseStarted, responseStatus {message: "Authentication failed, …", code: 401}.
+// withFailedRequestAudit (request_deadline.go) is the same for the bad `?timeout=` 400.
 
-export function withFailedAuthenticationAudit(failedHandler: Handler, _c: CompletedConfig): Handler {
-  return failedHandler;
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import type { CompletedConfig } from '../server/config.ts';
+import { withOutOfBandAudit } from '../audit/request.ts';
+
+export function withFailedAuthenticationAudit(failedHandler: Handler, c: CompletedConfig): Handler {
+  return withOutOfBandAudit(failedHandler, c, getAuthMethods);
+}
+
+/**
+ * The request-deadline filter's failed handler: audits its 400 with `message` (the Status
+ * message, e.g. `invalid timeout specified in the request URL - …`) as a lone ResponseStarted event.
+ */
+export function withFailedRequestAudit(failedHandler: Handler, message: string, c: CompletedConfig): Handler {
+  return withOutOfBandAudit(failedHandler, c, () => message);
+}
+
+/** getAuthMethods: which credentials the request carried, in upstream's order and wording. */
+export function getAuthMethods(ctx: RequestContext): string {
+  const methods: string[] = [];
+  const auth = ctx.request.headers.get('authorization') ?? '';
+  if (isBasicAuth(auth)) methods.push('basic');
+  const parts = auth.trim().split(' ');
+  if (parts.length > 1 && parts[0]!.toLowerCase() === 'bearer') methods.push('bearer');
+  if ((ctx.url.searchParams.get('access_token') ?? '').trim()) methods.push('access_token');
+  if (ctx.transport.peerCertificates?.length) methods.push('x509');
+  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+}
+
+/** Go's Request.BasicAuth: `Basic ` (case-insensitive) + standard base64 of `user:pass`. */
+function isBasicAuth(auth: string): boolean {
+  if (auth.length < 6 || auth.slice(0, 6).toLowerCase() !== 'basic ') return false;
+  let decoded: string;
+  try {
+    decoded = atob(auth.slice(6));
+  } catch {
+    return false;
+  }
+  return decoded.includes(':');
 }

@@ -96,6 +96,8 @@ export interface Config {
   logger: Logger;
   /** Where options read files from (Node: the disk; edge: bundled files). */
   fileSystem?: FileSystem;
+  /** Audit policy and backend (AuditPolicyRuleEvaluator, AuditBackend); WithAudit needs both. */
+  audit?: import('../audit/types.ts').AuditConfig;
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
