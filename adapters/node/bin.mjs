@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// `edge-apiserver` bin: runs adapters/node/cli.ts. The CLI is TypeScript run by Node's type
+// stripping (Node >= 22.18); on an older `node` on PATH this re-runs itself with the Node the
+// repository installs (node_modules/.bin/node), forwarding signals and the exit code.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+
+if (process.features.typescript) {
+  const { main } = await import('./cli.ts');
+  process.exit(await main(process.argv.slice(2)));
+} else {
+  const bundled = [`${here}../../node_modules/.bin/node`, `${here}../../../.bin/node`].find((p) => existsSync(p));
+  if (!bundled) {
+    console.error(`Error: edge-apiserver needs Node >= 22.18 (found ${process.version}); run \`npm ci\` or put a newer node on PATH`);
+    process.exit(1);
+  }
+  const child = spawn(bundled, [cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+}
