@@ -10,7 +10,7 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { EdgeServer, type EdgeSettings } from '../../src/server/edge.ts';
+import { EdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
 
 // The slice of Bun's API used here (the repo type-checks with Node's types).
@@ -35,11 +35,14 @@ interface BunNamespace {
 declare const Bun: BunNamespace;
 
 export interface BunServeSettings extends EdgeSettings {
-  /** Default 6443; 0 picks a free port (see the returned port). */
+  /** Default `--secure-port` (6443); 0 picks a free port (see the returned port). */
   port?: number;
-  /** Default 0.0.0.0. */
+  /** Default `--bind-address` (0.0.0.0). */
   hostname?: string;
-  /** PEM certificate chain and key; without them Bun serves plain HTTP (behind a TLS proxy only). */
+  /**
+   * PEM certificate chain and key; default: the `--tls-cert-file`/`--tls-private-key-file` files.
+   * Without either, Bun serves plain HTTP (only behind a TLS-terminating proxy).
+   */
   cert?: string;
   key?: string;
   /** Offer HTTP/2 by ALPN (with TLS). Default true. */
@@ -79,13 +82,16 @@ export function bunTransport(request: Request, bunServer: BunServer, tls: boolea
 
 /** Builds the server (rejecting on bad flags), then serves it with Bun.serve. */
 export async function serve(settings: BunServeSettings = {}): Promise<BunServing> {
-  const server = new EdgeServer({ ...settings, fileSystem: settings.fileSystem ?? bunFileSystem });
-  await server.ready();
-  const tls = Boolean(settings.cert && settings.key);
+  const withFs = { ...settings, fileSystem: settings.fileSystem ?? bunFileSystem };
+  const server = new EdgeServer(withFs);
+  const listen = await listenSettings(await server.ready(), edgeFileSystem(withFs));
+  const cert = settings.cert ?? listen.cert;
+  const key = settings.key ?? listen.key;
+  const tls = Boolean(cert && key);
   const http = Bun.serve({
-    port: settings.port ?? 6443,
-    hostname: settings.hostname ?? '0.0.0.0',
-    ...(tls ? { tls: { cert: settings.cert!, key: settings.key! }, http2: settings.http2 ?? true } : {}),
+    port: settings.port ?? listen.port,
+    hostname: settings.hostname ?? listen.hostname,
+    ...(tls ? { tls: { cert: cert!, key: key! }, http2: settings.http2 ?? true } : {}),
     fetch(req, bunServer) {
       const { request, transport } = bunTransport(req, bunServer, tls, settings.clientCertHeader);
       return server.fetch(request, transport);

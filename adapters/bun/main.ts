@@ -1,24 +1,22 @@
 // `bun adapters/bun/main.ts`: serves on Bun with the settings from the environment:
-// APISERVER_FLAGS, APISERVER_FILES*, APISERVER_V, APISERVER_CLIENT_CERT_HEADER, and PORT
-// (default 6443), HOST (default 0.0.0.0), TLS_CERT_FILE / TLS_KEY_FILE (PEM; HTTPS + HTTP/2).
+// APISERVER_FLAGS (kube-apiserver flags, including --secure-port, --bind-address,
+// --tls-cert-file, --tls-private-key-file), APISERVER_FILES*, APISERVER_V,
+// APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port (platforms that assign one).
 
 import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/server/edge.ts';
 import { serve } from './index.ts';
 
-declare const Bun: { env: Record<string, string | undefined>; file(path: string): { text(): Promise<string> } };
+declare const Bun: { env: Record<string, string | undefined> };
 declare const process: { on(signal: string, fn: () => void): void; exit(code: number): never };
 
 const env = Bun.env;
 try {
   const serving = await serve({
     ...settingsFromEnv(env),
-    port: env.PORT ? Number(env.PORT) : 6443,
-    hostname: env.HOST || '0.0.0.0',
-    cert: env.TLS_CERT_FILE ? await Bun.file(env.TLS_CERT_FILE).text() : undefined,
-    key: env.TLS_KEY_FILE ? await Bun.file(env.TLS_KEY_FILE).text() : undefined,
+    port: env.PORT ? Number(env.PORT) : undefined,
     clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
   });
-  console.error(`Serving on ${env.TLS_CERT_FILE ? 'https' : 'http'}://${serving.hostname}:${serving.port}`);
+  console.error(`Serving on ${serving.hostname}:${serving.port}`);
   let stopping = false;
   const onSignal = () => {
     if (stopping) process.exit(1);

@@ -1,14 +1,13 @@
 // `deno run --allow-net --allow-read --allow-env adapters/deno/main.ts`: serves on Deno with the
-// settings from the environment: APISERVER_FLAGS, APISERVER_FILES*, APISERVER_V,
-// APISERVER_CLIENT_CERT_HEADER, and PORT (default 6443), HOST (default 0.0.0.0),
-// TLS_CERT_FILE / TLS_KEY_FILE (PEM; HTTPS + HTTP/2 when both are set).
+// settings from the environment: APISERVER_FLAGS (kube-apiserver flags, including --secure-port,
+// --bind-address, --tls-cert-file, --tls-private-key-file), APISERVER_FILES*, APISERVER_V,
+// APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port (platforms that assign one).
 
 import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/server/edge.ts';
 import { serve } from './mod.ts';
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };
-  readTextFile(path: string): Promise<string>;
   addSignalListener(signal: 'SIGTERM' | 'SIGINT', handler: () => void): void;
   exit(code: number): never;
 };
@@ -18,13 +17,10 @@ try {
   const stop = new AbortController();
   const serving = await serve({
     ...settingsFromEnv(env),
-    port: env.PORT ? Number(env.PORT) : 6443,
-    hostname: env.HOST || '0.0.0.0',
-    cert: env.TLS_CERT_FILE ? await Deno.readTextFile(env.TLS_CERT_FILE) : undefined,
-    key: env.TLS_KEY_FILE ? await Deno.readTextFile(env.TLS_KEY_FILE) : undefined,
+    port: env.PORT ? Number(env.PORT) : undefined,
     clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
     signal: stop.signal,
-    onListen: ({ hostname, port }) => console.error(`Serving on ${env.TLS_CERT_FILE ? 'https' : 'http'}://${hostname}:${port}`),
+    onListen: ({ hostname, port }) => console.error(`Serving on ${hostname}:${port}`),
   });
   let stopping = false;
   const onSignal = () => {

@@ -10,7 +10,7 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { EdgeServer, type EdgeSettings } from '../../src/server/edge.ts';
+import { EdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
 
 // The slice of the Deno namespace used here (the repo type-checks with Node's types).
@@ -34,11 +34,14 @@ interface DenoNamespace {
 declare const Deno: DenoNamespace;
 
 export interface DenoServeOptions extends EdgeSettings {
-  /** Default 6443; 0 picks a free port (see the returned addr). */
+  /** Default `--secure-port` (6443); 0 picks a free port (see the returned addr). */
   port?: number;
-  /** Default 0.0.0.0. */
+  /** Default `--bind-address` (0.0.0.0). */
   hostname?: string;
-  /** PEM certificate chain and key; without them Deno serves plain HTTP (behind a TLS proxy only). */
+  /**
+   * PEM certificate chain and key; default: the `--tls-cert-file`/`--tls-private-key-file` files.
+   * Without either, Deno serves plain HTTP (only behind a TLS-terminating proxy).
+   */
   cert?: string;
   key?: string;
   /** Trust this RFC 9440 header (e.g. `Client-Cert`) from a proxy in front for client certificates. */
@@ -91,16 +94,19 @@ export function denoTransport(request: Request, info: DenoServeInfo, tls: boolea
 
 /** Builds the server (rejecting on bad flags), then serves it with Deno.serve. */
 export async function serve(options: DenoServeOptions = {}): Promise<DenoServing> {
-  const server = new EdgeServer({ ...options, fileSystem: options.fileSystem ?? denoFileSystem });
-  await server.ready();
-  const tls = Boolean(options.cert && options.key);
+  const settings = { ...options, fileSystem: options.fileSystem ?? denoFileSystem };
+  const server = new EdgeServer(settings);
+  const listen = await listenSettings(await server.ready(), edgeFileSystem(settings));
+  const cert = options.cert ?? listen.cert;
+  const key = options.key ?? listen.key;
+  const tls = Boolean(cert && key);
   const stop = new AbortController();
   options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   const http = Deno.serve(
     {
-      port: options.port ?? 6443,
-      hostname: options.hostname ?? '0.0.0.0',
-      ...(tls ? { cert: options.cert, key: options.key } : {}),
+      port: options.port ?? listen.port,
+      hostname: options.hostname ?? listen.hostname,
+      ...(tls ? { cert, key } : {}),
       signal: stop.signal,
       onListen: options.onListen ?? (() => {}),
     },

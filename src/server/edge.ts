@@ -116,15 +116,52 @@ export class LayeredFileSystem implements FileSystem {
   }
 }
 
+/** The file system the options read: `files` over the platform's own, if any. */
+export function edgeFileSystem(settings: EdgeSettings): FileSystem {
+  return new LayeredFileSystem(settings.files ?? {}, settings.fileSystem);
+}
+
 /** Builds the server from settings (flags → options → config → server) and prepares it. */
 export function buildEdgeServer(settings: EdgeSettings): Promise<BuiltServer> {
-  const files = settings.files ?? {};
   return buildServerFromFlags(splitArgs(settings.flags), {
-    fileSystem: new LayeredFileSystem(files, settings.fileSystem),
+    fileSystem: edgeFileSystem(settings),
     logger: settings.logger,
     configure: settings.configure,
     name: settings.name,
   });
+}
+
+/** Where a runtime with its own listener (Deno, Bun) serves: from the kube-apiserver flags. */
+export interface ListenSettings {
+  /** `--secure-port` (default 6443). */
+  port: number;
+  /** `--bind-address` (default 0.0.0.0). */
+  hostname: string;
+  /** PEM from `--tls-cert-file` / `--tls-private-key-file`, when both are given. */
+  cert?: string;
+  key?: string;
+}
+
+/**
+ * The serving flags as a listener outside Node uses them: port, address and the certificate
+ * files (read through the same file system as every other option). Certificate generation,
+ * SNI and reload stay with the Node listener (README "Differences from the Node listener").
+ */
+export async function listenSettings(built: BuiltServer, fileSystem: FileSystem): Promise<ListenSettings> {
+  const flag = (name: string): string => {
+    const v = built.options.flags.lookup(name)?.value;
+    return typeof v === 'string' ? v : '';
+  };
+  const ss = built.config.secureServing;
+  const out: ListenSettings = { port: ss?.bindPort ?? 6443, hostname: ss?.bindAddress || '0.0.0.0' };
+  const certFile = flag('tls-cert-file');
+  const keyFile = flag('tls-private-key-file');
+  if (certFile && keyFile) {
+    const dec = new TextDecoder();
+    out.cert = dec.decode(await fileSystem.readFile(certFile));
+    out.key = dec.decode(await fileSystem.readFile(keyFile));
+  }
+  return out;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Bun entry of the conformance suite: the Bun adapter with the shared settings, TLS from
-// CONFORMANCE_CERT / CONFORMANCE_KEY (PEM), an ephemeral port announced on stdout.
+// CONFORMANCE_CERT / CONFORMANCE_KEY (PEM) through --tls-cert-file/--tls-private-key-file, an
+// ephemeral port announced on stdout.
 import { serve } from '../../adapters/bun/index.ts';
-import { CLIENT_CERT_HEADER, conformanceSettings } from './setup.ts';
+import { CLIENT_CERT_HEADER, conformanceSettings, tlsFromFlags } from './setup.ts';
 
 declare const Bun: { env: Record<string, string | undefined> };
 
@@ -9,8 +10,7 @@ const serving = await serve({
   ...conformanceSettings(),
   port: 0,
   hostname: '127.0.0.1',
-  cert: Bun.env.CONFORMANCE_CERT,
-  key: Bun.env.CONFORMANCE_KEY,
+  ...tlsFromFlags(Bun.env.CONFORMANCE_CERT!, Bun.env.CONFORMANCE_KEY!),
   clientCertHeader: CLIENT_CERT_HEADER,
 });
 console.log(`LISTENING ${serving.port}`);

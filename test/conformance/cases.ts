@@ -157,6 +157,8 @@ export interface Target {
   /** Starts the runtime once for the file (bounded in time); returns how to send requests. */
   start(): Promise<(req: CaseRequest) => Promise<CaseResponse>>;
   stop?(): Promise<void>;
+  /** Target-only checks beyond request → response (e.g. HTTP/2 by ALPN), run after the cases. */
+  checks?: Record<string, () => Promise<void>>;
 }
 
 /**
@@ -178,6 +180,7 @@ export function registerConformance(name: string, target: Target, extra: Conform
         check(c, await send(c.request));
       });
     }
+    for (const [checkName, fn] of Object.entries(target.checks ?? {})) it(checkName, fn);
   });
 }
 

@@ -3,10 +3,13 @@
 // deno.lock behind.
 import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
-import { BIN, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
+import assert from 'node:assert/strict';
+import { BIN, h2Get, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
 
 let proc: Spawned | undefined;
 let close = () => {};
+let base = '';
+let ca = '';
 registerConformance('Deno (Deno.serve, TLS)', {
   async start() {
     const { cert, key } = await selfSignedServingCert();
@@ -15,13 +18,23 @@ registerConformance('Deno (Deno.serve, TLS)', {
       ['run', '--node-modules-dir=manual', '--no-lock', '--unstable-no-legacy-abort', '--allow-net=127.0.0.1', '--allow-env', '--allow-read', 'test/conformance/deno-server.ts'],
       { ready: /LISTENING (\d+)/, timeoutMs: 60_000, env: { DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', CONFORMANCE_CERT: cert, CONFORMANCE_KEY: key } },
     );
-    const s = httpSender(`https://127.0.0.1:${proc.match[1]}`, cert);
+    base = `https://127.0.0.1:${proc.match[1]}`;
+    ca = cert;
+    const s = httpSender(base, cert);
     close = s.close;
     return s.send;
   },
   async stop() {
     close();
     await proc?.stop();
+  },
+  checks: {
+    'HTTP/2 by ALPN': async () => {
+      const r = await h2Get(base, ca, '/healthz');
+      assert.equal(r.alpn, 'h2');
+      assert.equal(r.status, 200);
+      assert.equal(r.body, 'ok');
+    },
   },
 }, [
   transportCase('client IP and forwarded client certificate', { [CLIENT_CERT_HEADER]: fakeCertHeader('deno-cert') }, {

@@ -4,6 +4,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -140,4 +141,32 @@ export async function selfSignedServingCert(): Promise<{ cert: string; key: stri
   const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', keys.privateKey));
   const b64 = Buffer.from(pkcs8).toString('base64').replace(/.{1,64}/g, '$&\n');
   return { cert: cert.toString('pem'), key: `-----BEGIN PRIVATE KEY-----\n${b64}-----END PRIVATE KEY-----\n` };
+}
+
+/** One HTTP/2 GET over TLS; resolves with the negotiated ALPN protocol, status and body. */
+export function h2Get(base: string, ca: string, path: string): Promise<{ alpn: string | false | undefined; status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(base, { ca });
+    const timer = setTimeout(() => {
+      session.destroy();
+      reject(new Error('h2 timeout'));
+    }, 10_000);
+    session.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    const req = session.request({ ':path': path, 'user-agent': USER_AGENT });
+    let status = 0;
+    let body = '';
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => {
+      clearTimeout(timer);
+      const alpn = session.alpnProtocol;
+      session.close();
+      resolve({ alpn, status, body });
+    });
+    req.end();
+  });
 }

@@ -49,3 +49,14 @@ export function conformanceSettings(overrides: Partial<EdgeSettings> = {}): Edge
     ...overrides,
   };
 }
+
+/**
+ * Settings that make Deno/Bun serve TLS the way the CLI does: the certificate files named by
+ * --tls-cert-file/--tls-private-key-file (here bundled files), on top of the shared flags.
+ */
+export function tlsFromFlags(cert: string, key: string): Pick<EdgeSettings, 'flags' | 'files'> {
+  return {
+    flags: `${CONFORMANCE_FLAGS} --tls-cert-file=/conformance/tls.crt --tls-private-key-file=/conformance/tls.key`,
+    files: { ...CONFORMANCE_FILES, '/conformance/tls.crt': cert, '/conformance/tls.key': key },
+  };
+}
