@@ -40,6 +40,7 @@ export interface ConformanceCase {
 export const USER_AGENT = 'edge-apiserver-conformance/1.0';
 
 const textPlain = 'text/plain; charset=utf-8';
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const statusNotFound =
   '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n';
 const statusMethodNotAllowed =
@@ -47,9 +48,18 @@ const statusMethodNotAllowed =
 
 export const cases: ConformanceCase[] = [
   {
-    name: 'GET /healthz → 200 ok',
+    name: 'GET /healthz → 200 ok, Audit-Id, Cache-Control',
     request: { path: '/healthz' },
-    expect: { status: 200, headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' }, body: 'ok' },
+    expect: {
+      status: 200,
+      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff', 'audit-id': uuid, 'cache-control': 'no-cache, private' },
+      body: 'ok',
+    },
+  },
+  {
+    name: 'a client Audit-ID is echoed verbatim as Audit-Id',
+    request: { path: '/version', headers: { 'Audit-ID': 'conformance-audit-id-1' } },
+    expect: { status: 200, headers: { 'audit-id': 'conformance-audit-id-1' } },
   },
   {
     name: 'GET /healthz?verbose lists every check',
@@ -127,12 +137,35 @@ export const cases: ConformanceCase[] = [
     expect: { status: 404, headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' }, body: '404 page not found\n' },
   },
   {
-    name: 'a handler that panics → 500',
+    name: 'a handler that panics → 500 (with Audit-Id and Cache-Control)',
     request: { path: '/conformance/panic' },
     expect: {
       status: 500,
-      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' },
+      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff', 'audit-id': uuid, 'cache-control': 'no-cache, private' },
       body: 'This request caused apiserver to panic. Look in the logs for details.\n',
+    },
+  },
+  {
+    name: 'bad ?timeout= → 400 Status (before authentication)',
+    request: { path: '/api/v1/namespaces/default/pods?timeout=foo' },
+    expect: {
+      status: 400,
+      headers: { 'content-type': 'application/json', 'x-content-type-options': null, 'audit-id': uuid },
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: invalid duration \\"foo\\"","reason":"BadRequest","code":400}\n',
+    },
+  },
+  {
+    name: '?timeout= without a unit → 400 with Go\'s parse error',
+    request: { path: '/healthz?timeout=10' },
+    expect: { status: 400, body: /"message":"invalid timeout specified in the request URL - time: missing unit in duration \\"10\\""/ },
+  },
+  {
+    name: 'request info: an unresolvable resource URL → 500 InternalError text (no Cache-Control)',
+    request: { path: '/api/v1/watch' },
+    expect: {
+      status: 500,
+      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff', 'audit-id': uuid, 'cache-control': null },
+      body: 'Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch\n',
     },
   },
 ];
