@@ -145,10 +145,10 @@ export class WebhookBackend implements AuditBackend {
 
   constructor(opts: WebhookBackendOptions) {
     this.opts = {
-      backoff: defaultRetryBackoff(),
-      requestTimeout: defaultWebhookRequestTimeout,
-      fetch: (input, init) => fetch(input, init),
       ...opts,
+      backoff: opts.backoff ?? defaultRetryBackoff(),
+      requestTimeout: opts.requestTimeout ?? defaultWebhookRequestTimeout,
+      fetch: opts.fetch ?? ((input, init) => fetch(input, init)),
     };
   }
 

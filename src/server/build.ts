@@ -42,7 +42,14 @@ export async function buildServerFromFlags(args: readonly string[], opts: BuildS
   const logger = opts.logger ?? new KlogLogger();
   const fileSystem = opts.fileSystem ?? new MemoryFileSystem();
   const config = newConfig({ logger, fileSystem });
-  await options.applyTo(config, { logger, fileSystem, servesTLS: opts.servesTLS, hostIP: opts.hostIP });
+  await options.applyTo(config, {
+    logger,
+    fileSystem,
+    servesTLS: opts.servesTLS,
+    hostIP: opts.hostIP,
+    openAuditLog: opts.openAuditLog,
+    auditWebhookFetch: opts.auditWebhookFetch,
+  });
   await opts.configure?.(config);
   const server = newServer(complete(config), opts.name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));
   server.prepareRun();

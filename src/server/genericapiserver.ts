@@ -329,6 +329,16 @@ export class GenericAPIServer implements DelegationTarget {
       const stopHTTPServerSignal = c.shutdownSendRetryAfter ? s.InFlightRequestsDrained : s.NotAcceptingNewRequest;
       void stopHTTPServerSignal.signaled.then(() => stopHTTPServer.abort());
 
+      // The audit backend runs until InFlightRequestsDrained (reference §3.4 step 7).
+      const auditBackend = c.audit?.backend;
+      if (auditBackend) {
+        try {
+          await auditBackend.run(s.InFlightRequestsDrained.signaled);
+        } catch (err) {
+          throw new Error(`failed to run the audit backend: ${errorMessage(err)}`);
+        }
+      }
+
       let serverStopped: Promise<void> = Promise.resolve();
       if (listener) {
         await listener.serve((request, transport) => this.fetch(request, transport));
@@ -358,6 +368,8 @@ export class GenericAPIServer implements DelegationTarget {
       const preShutdownError = await this.runPreShutdownHooks();
       if (preShutdownError) throw preShutdownError;
       await s.InFlightRequestsDrained.signaled;
+      // Deliver what the audit backend still holds (reference §3.4 shutdown step 3).
+      await auditBackend?.shutdown();
       await s.HTTPServerStoppedListening.signaled;
       await serverStopped;
     } finally {

@@ -8,6 +8,9 @@ import type { FileSystem } from './filesystem.ts';
 import { FlagSet } from './flags.ts';
 import { SecureServingOptions } from './serving.ts';
 import { LogsOptions } from './logs.ts';
+import { AuditOptions } from './audit.ts';
+import type { AuditLogOpener } from '../../audit/log.ts';
+import type { WebhookFetchFactory } from '../../audit/webhook.ts';
 
 /** What ApplyTo may use besides the Config. */
 export interface ApplyContext {
@@ -17,6 +20,10 @@ export interface ApplyContext {
   servesTLS?: boolean;
   /** The host's default interface IP, for the generated certificate (upstream: advertise address). */
   hostIP?: string;
+  /** Opens an audit log file with rotation (Node: adapters/node/audit-log-writer.ts); absent: only `--audit-log-path=-`. */
+  openAuditLog?: AuditLogOpener;
+  /** A fetch using the audit webhook kubeconfig's CA/client certificate; absent: the platform fetch. */
+  auditWebhookFetch?: WebhookFetchFactory;
 }
 
 /** One options struct (SecureServingOptions, AuthenticationOptions …). */
@@ -34,7 +41,7 @@ export function aggregateErrors(errors: string[]): string {
 
 /** The groups, in kube-apiserver's help order. Each issue adds its group here. */
 export function newServerOptionGroups(): OptionsGroup[] {
-  return [new SecureServingOptions(), new LogsOptions()];
+  return [new SecureServingOptions(), new AuditOptions(), new LogsOptions()];
 }
 
 export class ServerOptions {
