@@ -1,0 +1,61 @@
+// Conformance target: the Node TLS listener (adapters/node, HTTP/2 + HTTP/1.1 by ALPN) on an
+// ephemeral port, built from the same flags as the CLI plus the conformance settings.
+import assert from 'node:assert/strict';
+import { NodeServingListener } from '../../adapters/node/listener.ts';
+import { NodeFileSystem } from '../../adapters/node/fs.ts';
+import { buildServerFromFlags } from '../../src/server/build.ts';
+import { LayeredFileSystem } from '../../src/server/edge.ts';
+import { splitArgs } from '../../src/server/options/args.ts';
+import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_HEADER, conformanceSettings, tlsFromFlags } from './setup.ts';
+import { h2Get, httpSender, selfSignedServingCert } from './harness.ts';
+
+const stop = new AbortController();
+let running: Promise<void> | undefined;
+let close = () => {};
+let base = '';
+let ca = '';
+registerConformance(
+  'Node TLS listener',
+  {
+    async start() {
+      const { cert, key } = await selfSignedServingCert();
+      const settings = { ...conformanceSettings(), ...tlsFromFlags(cert, key) };
+      const built = await buildServerFromFlags([...splitArgs(settings.flags), '--bind-address=127.0.0.1'], {
+        fileSystem: new LayeredFileSystem(settings.files ?? {}, new NodeFileSystem()),
+        logger: settings.logger,
+        configure: settings.configure,
+        servesTLS: true,
+      });
+      const listener = new NodeServingListener(built.config.secureServing!, { port: 0, logger: settings.logger });
+      await listener.listen();
+      running = built.server.run({ signal: stop.signal, listener });
+      base = `https://127.0.0.1:${listener.address().port}`;
+      ca = cert;
+      const s = httpSender(base, cert);
+      close = s.close;
+      return s.send;
+    },
+    async stop() {
+      close();
+      stop.abort();
+      await running;
+    },
+    checks: {
+      'HTTP/2 by ALPN': async () => {
+        const r = await h2Get(base, ca, '/healthz');
+        assert.equal(r.alpn, 'h2');
+        assert.equal(r.status, 200);
+        assert.equal(r.body, 'ok');
+      },
+    },
+  },
+  [
+    transportCase('client IP; a forwarded certificate header is not trusted', { [CLIENT_CERT_HEADER]: fakeCertHeader('node-cert') }, {
+      remoteAddress: '127.0.0.1',
+      protocol: 'http/1.1',
+      peerCertificates: [],
+      forwardedHeaderSeen: fakeCertHeader('node-cert'),
+    }),
+  ],
+);
