@@ -1,7 +1,100 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
+// WithPriorityAndFairness (k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go):
+// classify by FlowSchema, queue fairly within the PriorityLevel, execute or answer upstream's
+// 429. Reference: k8s-filters.md §17.1, §20, §21.10.
+//
+// Watches hold their seat only until they start: the seat is released when the handler returns
+// its (streaming) Response, or earlier if the handler calls the function stored under
+// `watchInitializedKey` in ctx.values (upstream's "watch initialized" signal).
 
-export function withPriorityAndFairness(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
+import { goQuote, httpError } from '../endpoints/responsewriters/status.ts';
+import type { CompletedConfig } from '../server/config.ts';
+import { FlowControl } from '../flowcontrol/controller.ts';
+import { requestDeadlineFrom } from './request-deadline.ts';
+import { apfWaitKey } from './request-metrics.ts';
+
+/** ctx.values key: a `() => void` a watch handler may call once its initial events are sent. */
+export const watchInitializedKey = Symbol.for('edge-apiserver.apf.watchInitialized');
+/** ctx.values key: the Classification of the request (for logs and debugging). */
+export const classificationKey = Symbol.for('edge-apiserver.apf.classification');
+
+export const flowSchemaUIDHeader = 'X-Kubernetes-PF-FlowSchema-UID';
+export const priorityLevelUIDHeader = 'X-Kubernetes-PF-PriorityLevel-UID';
+
+const nonMutatingVerbs = new Set(['get', 'list', 'watch']);
+const anonymous: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/** Go's handleError in the flow-control filters: `Internal Server Error: %#v` of the RequestURI. */
+function handleError(ctx: RequestContext): Response {
+  return httpError(`Internal Server Error: ${goQuote(ctx.url.pathname + ctx.url.search)}`, 500);
+}
+
+/** tooManyRequests: plain-text 429 with Retry-After. */
+export function tooManyRequests(retryAfter: number): Response {
+  return httpError('Too many requests, please try again later.', 429, { 'retry-after': String(retryAfter) });
+}
+
+export function withPriorityAndFairness(next: Handler, c: CompletedConfig): Handler {
+  const fc = c.flowControl;
+  if (!(fc instanceof FlowControl)) return next;
+  fc.start({
+    serverConcurrencyLimit: c.maxRequestsInFlight + c.maxMutatingRequestsInFlight,
+    requestTimeout: c.requestTimeout,
+    metrics: c.metrics,
+  });
+  const metrics = c.metrics;
+  // Upstream always has an authenticator; an embedder without one gets anonymous classification.
+  const needsUser = !!c.authentication.authenticator;
+
+  return async (ctx) => {
+    const info = ctx.requestInfo;
+    if (!info) {
+      c.logger.error('no RequestInfo found in context');
+      return handleError(ctx);
+    }
+    let user = ctx.user;
+    if (!user) {
+      if (needsUser) {
+        c.logger.error('no User found in context');
+        return handleError(ctx);
+      }
+      user = anonymous;
+    }
+    const isWatch = info.verb === 'watch';
+    // Long-running requests other than watches bypass APF entirely.
+    if (!isWatch && c.longRunningFunc(ctx.request, info)) return next(ctx);
+
+    const digest = { requestInfo: info, user };
+    const cls = fc.classify(digest);
+    ctx.values.set(classificationKey, cls);
+    const pl = cls.priorityLevel;
+    ctx.responseHeaders.set(flowSchemaUIDHeader, cls.flowSchema.uid);
+    ctx.responseHeaders.set(priorityLevelUIDHeader, pl.uid);
+
+    // Queue-wait limit: a quarter of the time left at arrival (or of --request-timeout for
+    // requests without a deadline), at most one minute.
+    const deadline = requestDeadlineFrom(ctx);
+    const waitDeadline =
+      ctx.receivedTimestamp +
+      (deadline === undefined ? fc.requestWaitLimit : Math.min(Math.max(0, deadline - ctx.receivedTimestamp) / 4, 60_000));
+    const mutating = !nonMutatingVerbs.has(info.verb);
+    const seats = fc.estimateSeats(digest, ctx.url, pl);
+    const admission = await fc.admit(cls, seats, waitDeadline, mutating, ctx.signal);
+    if (!admission.admitted) {
+      const retryAfter = fc.recordDropped(pl);
+      metrics.droppedRequests.inc([mutating ? 'mutating' : 'readOnly']);
+      metrics.recordRequestTermination(ctx.request, ctx.url, info, 'apiserver', 429);
+      const res = tooManyRequests(retryAfter);
+      res.headers.set(flowSchemaUIDHeader, cls.flowSchema.uid);
+      res.headers.set(priorityLevelUIDHeader, pl.uid);
+      return res;
+    }
+    if (admission.waitedMs > 0) ctx.values.set(apfWaitKey, admission.waitedMs);
+    if (isWatch) ctx.values.set(watchInitializedKey, admission.finish);
+    try {
+      return await next(ctx);
+    } finally {
+      admission.finish();
+    }
+  };
 }

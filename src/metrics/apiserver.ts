@@ -397,6 +397,17 @@ export class APIServerMetrics {
     g.set([mutatingKind], mutating);
   }
 
+  /** The HealthObserver that records kubernetes_healthcheck{name,type} and kubernetes_healthchecks_total. */
+  healthObserver(): { onCheck(endpoint: string, name: string, error: unknown): void } {
+    return {
+      onCheck: (endpoint, name, error) => {
+        const ok = error === undefined;
+        this.healthcheck.set([name, endpoint], ok ? 1 : 0);
+        this.healthchecksTotal.inc([name, endpoint, ok ? 'success' : 'error']);
+      },
+    };
+  }
+
   /** Reset for DELETE /metrics: every resettable metric of both registries. */
   reset(): void {
     this.registry.reset();

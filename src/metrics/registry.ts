@@ -305,6 +305,12 @@ export function linearBuckets(start: number, width: number, count: number): numb
 /** A set of collectors printed together (legacyregistry, or the /metrics/slis registry). */
 export class Registry {
   private readonly collectors = new Map<string, Collector>();
+  private readonly collectHooks: (() => void)[] = [];
+
+  /** Runs `fn` before every exposition (to publish watermarks and other lazily kept figures). */
+  onCollect(fn: () => void): void {
+    this.collectHooks.push(fn);
+  }
 
   /** Registers a collector; duplicate names throw, as MustRegister panics. */
   register<C extends Collector>(c: C): C {
@@ -337,6 +343,7 @@ export class Registry {
 
   /** Text exposition format 0.0.4. */
   expose(): string {
+    for (const fn of this.collectHooks) fn();
     const names = [...this.collectors.keys()].sort();
     let out = '';
     for (const name of names) {

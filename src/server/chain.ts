@@ -23,6 +23,7 @@ import { withRetryAfter } from '../filters/retry-after.ts';
 import { withHTTPLogging } from '../filters/httplog.ts';
 import { withLatencyTrackers } from '../filters/latency-trackers.ts';
 import { withRequestInfo } from '../filters/requestinfo.ts';
+import { withRequestMetrics } from '../filters/request-metrics.ts';
 import { withRequestReceivedTimestamp } from '../filters/request-received-time.ts';
 import { withMuxAndDiscoveryComplete } from '../filters/mux-discovery-complete.ts';
 import { withPanicRecovery } from '../filters/panic-recovery.ts';
@@ -48,6 +49,7 @@ export function buildHandlerChain(apiHandler: Handler, c: CompletedConfig): Hand
   if (c.shutdownSendRetryAfter) h = withRetryAfter(h, c);
   h = withHTTPLogging(h, c);
   h = withLatencyTrackers(h, c);
+  h = withRequestMetrics(h, c);
   h = withRequestInfo(h, c);
   h = withRequestReceivedTimestamp(h, c);
   h = withMuxAndDiscoveryComplete(h, c);

@@ -15,6 +15,8 @@ import { KlogLogger, type Logger } from '../util/logger.ts';
 import { defaultVersionInfo, type VersionInfo } from './routes/version.ts';
 import { buildHandlerChain } from './chain.ts';
 import { APIServerMetrics } from '../metrics/apiserver.ts';
+import { installMetrics } from '../metrics/routes.ts';
+import type { FlowControl } from '../flowcontrol/controller.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
 
 /** Decides whether a request is long-running (no timeout, not drained). */
@@ -72,8 +74,8 @@ export interface Config {
   version: VersionInfo;
   authentication: AuthenticationInfo;
   authorization: AuthorizationInfo;
-  /** Set when API Priority and Fairness is enabled (the flowcontrol issue gives it a type). */
-  flowControl?: unknown;
+  /** Set when API Priority and Fairness is enabled (`--enable-priority-and-fairness`, default true). */
+  flowControl?: FlowControl;
   /** This server's metrics (its own registry: nothing global, see src/metrics/). */
   metrics: APIServerMetrics;
   /** `--external-hostname` or advertise address, for discovery's serverAddressByClientCIDRs. */
@@ -150,7 +152,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [],
+    routeInstallers: [installMetrics],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

@@ -284,9 +284,10 @@ export class GenericAPIServer implements DelegationTarget {
     this.delegationTarget?.prepareRun();
     const mux = this.handler.nonGoRestfulMux;
     const signals = this.config.lifecycleSignals;
-    installPathHandler(mux, '/healthz', this.healthz.checks);
+    const healthMetrics = this.config.metrics.healthObserver();
+    installPathHandler(mux, '/healthz', this.healthz.checks, healthMetrics);
     this.healthz.installed = true;
-    installPathHandler(mux, '/livez', this.livez.checks);
+    installPathHandler(mux, '/livez', this.livez.checks, healthMetrics);
     this.livez.installed = true;
     this.readyz.checks.push(
       namedCheck('shutdown', () => {
@@ -294,6 +295,7 @@ export class GenericAPIServer implements DelegationTarget {
       }),
     );
     installPathHandler(mux, '/readyz', this.readyz.checks, {
+      ...healthMetrics,
       onResult: (_endpoint, ok) => {
         if (ok) signals.HasBeenReady.signal();
       },

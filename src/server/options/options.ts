@@ -11,6 +11,7 @@ import { LogsOptions } from './logs.ts';
 import { AuditOptions } from './audit.ts';
 import type { AuditLogOpener } from '../../audit/log.ts';
 import type { WebhookFetchFactory } from '../../audit/webhook.ts';
+import { FeatureOptions } from './features.ts';
 
 /** What ApplyTo may use besides the Config. */
 export interface ApplyContext {
@@ -41,7 +42,7 @@ export function aggregateErrors(errors: string[]): string {
 
 /** The groups, in kube-apiserver's help order. Each issue adds its group here. */
 export function newServerOptionGroups(): OptionsGroup[] {
-  return [new SecureServingOptions(), new AuditOptions(), new LogsOptions()];
+  return [new SecureServingOptions(), new AuditOptions(), new FeatureOptions(), new LogsOptions()];
 }
 
 export class ServerOptions {

@@ -1,0 +1,107 @@
+// Request metrics for every request, in one place: apiserver_request_total,
+// apiserver_request_duration_seconds, apiserver_response_sizes, apiserver_selfrequest_total,
+// apiserver_longrunning_requests (upstream: metrics.InstrumentRouteFunc around API handlers and
+// InstrumentHandlerFunc around the health endpoints; reference k8s-serving-lifecycle.md §6.2, §7.2).
+//
+// Labels follow upstream's MonitorRequest: the verb from the HTTP method (LIST, WATCH, APPLY …),
+// component "apiserver" for resource requests; health roots are recorded with subresource = the
+// endpoint path and an empty component. Differences: requests upstream never instruments (401s,
+// 403s, 429s, other non-API paths) are counted too; other non-resource paths keep their path
+// only for well-known roots (subresource "" otherwise) so clients cannot inflate cardinality.
+
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import type { CompletedConfig } from '../server/config.ts';
+import { requestLabelValues } from '../metrics/apiserver.ts';
+
+/** ctx.values key: milliseconds spent waiting in an APF queue (excluded from the SLI latency). */
+export const apfWaitKey = Symbol.for('edge-apiserver.apf.waitMs');
+
+const healthRoots = new Set(['/healthz', '/livez', '/readyz']);
+const knownRoots = new Set([
+  '/', '/index.html', '/metrics', '/metrics/slis', '/version', '/version/', '/api', '/apis', '/openapi/v2', '/openapi/v3',
+  '/.well-known/openid-configuration', '/openid/v1/jwks', '/debug/flags', '/debug/flags/v', '/debug/pprof',
+]);
+
+/** Calls `fn` once the body has been fully read or cancelled (long-running responses). */
+function onBodyDone(res: Response, fn: () => void): Response {
+  if (!res.body) {
+    fn();
+    return res;
+  }
+  const reader = res.body.getReader();
+  let done = false;
+  const finish = () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const r = await reader.read();
+        if (r.done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(r.value);
+      } catch (err) {
+        finish();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+export function withRequestMetrics(next: Handler, c: CompletedConfig): Handler {
+  const m = c.metrics;
+  const record = (ctx: RequestContext, res: Response): Response => {
+    const info = ctx.requestInfo;
+    const l = requestLabelValues(ctx.request, ctx.url, info);
+    let component = '';
+    if (info?.isResourceRequest) component = 'apiserver';
+    else if (!healthRoots.has(l.subresource) && !knownRoots.has(l.subresource)) l.subresource = '';
+    const code = String(res.status);
+    const elapsed = (Date.now() - ctx.receivedTimestamp) / 1000;
+    m.requestTotal.inc([l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, code]);
+    m.requestDuration.observe([l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component], elapsed);
+    if (info?.isResourceRequest) {
+      const waited = (ctx.values.get(apfWaitKey) as number | undefined) ?? 0;
+      m.requestSLIDuration.observe([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component], Math.max(0, elapsed - waited / 1000));
+    }
+    if (ctx.user?.name === 'system:apiserver') m.selfRequests.inc([l.verb, l.resource, l.subresource]);
+    if (l.verb === 'GET' || l.verb === 'LIST') {
+      const len = res.headers.get('content-length');
+      if (len !== null) m.responseSizes.observe([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component], Number(len));
+    }
+    if (info && res.body && c.longRunningFunc(ctx.request, info)) {
+      const g = m.longRunningRequests.with([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component]);
+      g.inc();
+      return onBodyDone(res, () => g.dec());
+    }
+    return res;
+  };
+  return (ctx) => {
+    let out: Response | Promise<Response>;
+    try {
+      out = next(ctx);
+    } catch (err) {
+      record(ctx, new Response(null, { status: 500 }));
+      throw err;
+    }
+    if (out instanceof Promise) {
+      return out.then(
+        (res) => record(ctx, res),
+        (err) => {
+          record(ctx, new Response(null, { status: 500 }));
+          throw err;
+        },
+      );
+    }
+    return record(ctx, out);
+  };
+}

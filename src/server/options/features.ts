@@ -1,0 +1,60 @@
+// FeatureOptions (k8s.io/apiserver/pkg/server/options/feature.go) as kube-apiserver shows them
+// under "Features flags": --profiling, --contention-profiling, --enable-priority-and-fairness,
+// plus ours: --flowcontrol-config-file (FlowSchema / PriorityLevelConfiguration manifests,
+// since there is no etcd to create them in). ApplyTo builds config.flowControl when APF is on.
+
+import type { Config } from '../config.ts';
+import type { Flag, FlagSet } from './flags.ts';
+import type { ApplyContext, OptionsGroup } from './options.ts';
+import { FlowControl } from '../../flowcontrol/controller.ts';
+import { readFlowControlManifests } from '../../flowcontrol/manifests.ts';
+
+export class FeatureOptions implements OptionsGroup {
+  profiling!: Flag<boolean>;
+  contentionProfiling!: Flag<boolean>;
+  enablePriorityAndFairness!: Flag<boolean>;
+  flowControlConfigFiles!: Flag<string[]>;
+
+  addFlags(fs: FlagSet): void {
+    fs.section('Features');
+    this.contentionProfiling = fs.bool(
+      'contention-profiling',
+      false,
+      'Enable block profiling, if profiling is enabled (a no-op here: there is no Go runtime to profile)',
+    );
+    this.enablePriorityAndFairness = fs.bool(
+      'enable-priority-and-fairness',
+      true,
+      'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness',
+    );
+    this.flowControlConfigFiles = fs.stringSlice(
+      'flowcontrol-config-file',
+      [],
+      'Files or directories of flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration manifests (YAML or JSON) added to the built-in bootstrap configuration. Objects with errors are rejected with the reason and the rest stays in force.',
+    );
+    this.profiling = fs.bool('profiling', true, 'Enable profiling via web interface host:port/debug/pprof/');
+  }
+
+  validate(): string[] {
+    return [];
+  }
+
+  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    config.enableProfiling = this.profiling.value;
+    if (!this.enablePriorityAndFairness.value) {
+      config.flowControl = undefined;
+      return;
+    }
+    const manifests = this.flowControlConfigFiles.value.length
+      ? await readFlowControlManifests(ctx.fileSystem, this.flowControlConfigFiles.value)
+      : { flowSchemas: [], priorityLevels: [], rejected: [] };
+    for (const r of manifests.rejected) ctx.logger.error('Rejected flow-control manifest', { reason: r.reason });
+    const fc = new FlowControl({
+      flowSchemas: manifests.flowSchemas,
+      priorityLevels: manifests.priorityLevels,
+      onRejected: (r) => ctx.logger.error('Rejected flow-control object; the built-in configuration stays in force', { kind: r.kind, name: r.name, reason: r.reason }),
+    });
+    fc.rejected.push(...manifests.rejected);
+    config.flowControl = fc;
+  }
+}
