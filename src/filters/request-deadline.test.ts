@@ -48,13 +48,11 @@ test('WithRequestDeadline: a bad ?timeout= is the negotiated 400 (no nosniff)', 
     ['1%3Cb%3E', 'time: unknown unit \\"\\u003cb\\u003e\\" in duration \\"1\\u003cb\\u003e\\"'],
   ] as const) {
     const next = recorder();
-    let hooked = '';
-    const res = await serve(withRequestDeadline(next, c, (_ctx, _res, m) => (hooked = m)), testContext('/api/v1/pods?timeout=' + q));
+    const res = await serve(withRequestDeadline(next, c), testContext('/api/v1/pods?timeout=' + q));
     assert.equal(res.status, 400, q);
     assert.equal(res.headers.get('content-type'), 'application/json');
     assert.equal(res.headers.get('x-content-type-options'), null);
     assert.equal(await res.text(), badBody(detail));
-    assert.match(hooked, /^invalid timeout specified in the request URL - time: /);
     assert.equal(next.calls.length, 0);
   }
   const pretty = await serve(withRequestDeadline(recorder(), c), testContext('/api/v1/pods?timeout=foo', { headers: { 'user-agent': 'curl/8' } }));

@@ -1,12 +1,13 @@
 // WithRequestDeadline (endpoints/filters/request_deadline.go): the deadline of a
 // non-long-running request is receipt + --request-timeout, shortened (never lengthened) by a
-// `?timeout=` in Go duration syntax; a bad value is the negotiated 400 (§9). The timeout
+// `?timeout=` in Go duration syntax; a bad value is the negotiated 400, audited (§9). The timeout
 // filter enforces the deadline (it owns the timer and the AbortSignal).
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { queryFirst } from '../endpoints/request/requestinfo.ts';
 import { errorMessage, errorNegotiated, newBadRequest } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import type { CompletedConfig, LongRunningRequestCheck } from '../server/config.ts';
+import { withFailedRequestAudit } from './failed-authentication-audit.ts';
 import { parseGoDuration } from '../util/duration.ts';
 import { requestInfoOr500 } from './common.ts';
 
@@ -21,16 +22,9 @@ export function setRequestDeadline(ctx: RequestContext, deadline: number): void 
   ctx.values.set(key, deadline);
 }
 
-/**
- * Called with the 400 before it is returned (the audit issue records it: a lone
- * ResponseStarted event, no user). Default: nothing.
- */
-export type BadTimeoutHook = (ctx: RequestContext, response: Response, message: string) => void;
-
 export function withRequestDeadline(
   next: Handler,
-  c: { longRunningFunc: LongRunningRequestCheck; requestTimeout: number },
-  onBadTimeout?: BadTimeoutHook,
+  c: { longRunningFunc: LongRunningRequestCheck; requestTimeout: number } | CompletedConfig,
 ): Handler {
   const longRunning = c.longRunningFunc;
   const max = c.requestTimeout;
@@ -46,9 +40,10 @@ export function withRequestDeadline(
         user = parseGoDuration(value) / 1e6;
       } catch (err) {
         const message = `invalid timeout specified in the request URL - ${errorMessage(err)}`;
-        const res = errorNegotiated(newBadRequest(message), ctx.request, ctx.url);
-        onBadTimeout?.(ctx, res, message);
-        return res;
+        const failed: Handler = (x) => errorNegotiated(newBadRequest(message), x.request, x.url);
+        // Audited (no user yet) when auditing is configured, as upstream's withFailedRequestAudit.
+        if ('completed' in c) return withFailedRequestAudit(failed, message, c)(ctx);
+        return failed(ctx);
       }
       if (user > 0 && user < max) timeout = user;
     }
