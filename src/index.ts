@@ -14,6 +14,18 @@ export {
 } from './server/config.ts';
 /** kube-apiserver's start-up path from flag strings: the CLI and every edge adapter use it. */
 export { buildServerFromFlags, OptionsValidationError, type BuildServerOptions, type BuiltServer } from './server/build.ts';
+/** One server per isolate from env/bindings or code (what every edge adapter uses). */
+export {
+  EdgeServer,
+  settingsFromEnv,
+  mergeSettings,
+  buildEdgeServer,
+  startWithoutListener,
+  LayeredFileSystem,
+  type EdgeSettings,
+} from './server/edge.ts';
+/** A kube-apiserver flag string (from one env var) → argv. */
+export { splitArgs, ArgsSyntaxError } from './server/options/args.ts';
 export { ServerOptions, aggregateErrors, type OptionsGroup, type ApplyContext } from './server/options/options.ts';
 /** The server, its delegation seam and the kube-apiserver not-found handler. */
 export {
