@@ -5,6 +5,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { loadWebhookKubeconfig, WebhookTokenAuthenticator } from './webhook.ts';
 import { CachedTokenAuthenticator } from './cache.ts';
+import { MemoryFileSystem } from '../server/options/filesystem.ts';
 
 const seen: unknown[] = [];
 let failures = 0;
@@ -48,16 +49,17 @@ contexts:
 current-context: webhook
 `;
 
+const fs = new MemoryFileSystem({ '/etc/webhook.yaml': kubeconfig, '/secrets/token': 'hook-secret\n' });
+
 test('kubeconfig: server, CA data, token file', async () => {
-  const c = await loadWebhookKubeconfig(kubeconfig, async (p) => (p === '/secrets/token' ? 'hook-secret\n' : ''));
+  const c = await loadWebhookKubeconfig(fs, '/etc/webhook.yaml');
   assert.equal(c.server, url);
-  assert.equal(c.token, 'hook-secret');
-  assert.match(c.caPEM!, /BEGIN CERTIFICATE/);
-  await assert.rejects(loadWebhookKubeconfig('clusters: []', async () => ''), /no server found/);
+  assert.equal(c.authorization, 'Bearer hook-secret');
+  assert.match(c.tls.caData!, /BEGIN CERTIFICATE/);
 });
 
 test('TokenReview: authenticated, denied, denied with error, audiences', async () => {
-  const client = await loadWebhookKubeconfig(kubeconfig, async () => 'hook-secret');
+  const client = await loadWebhookKubeconfig(fs, '/etc/webhook.yaml');
   const w = new WebhookTokenAuthenticator({ client, implicitAudiences: ['api'], retryInitial: 5 });
   assert.deepEqual(await w.authenticateToken('good'), { user: { name: 'jane', uid: '42', groups: ['dev'], extra: { scopes: ['a'] } } });
   assert.deepEqual(seen.at(-1), {
@@ -75,15 +77,15 @@ test('TokenReview: authenticated, denied, denied with error, audiences', async (
   failures = 10;
   await assert.rejects(new WebhookTokenAuthenticator({ client, retryInitial: 1, retrySteps: 3 }).authenticateToken('good'), /webhook token authentication failed: the server responded with status 503/);
   failures = 0;
-  await assert.rejects(new WebhookTokenAuthenticator({ client: { ...client, token: 'wrong' } }).authenticateToken('good'), /status 401/);
+  await assert.rejects(new WebhookTokenAuthenticator({ client: { ...client, authorization: 'Bearer wrong' } }).authenticateToken('good'), /status 401/);
   await assert.rejects(
-    new WebhookTokenAuthenticator({ client: { server: 'http://127.0.0.1:1/x' }, retryInitial: 1, retrySteps: 2 }).authenticateToken('good'),
+    new WebhookTokenAuthenticator({ client: { server: 'http://127.0.0.1:1/x', tls: {} }, retryInitial: 1, retrySteps: 2 }).authenticateToken('good'),
     /^Error: webhook token authentication failed: Post "http:\/\/127\.0\.0\.1:1\/x": /,
   );
 });
 
 test('webhook results are cached for the TTL (denials too, errors not)', async () => {
-  const client = await loadWebhookKubeconfig(kubeconfig, async () => 'hook-secret');
+  const client = await loadWebhookKubeconfig(fs, '/etc/webhook.yaml');
   const w = new CachedTokenAuthenticator(new WebhookTokenAuthenticator({ client }), { successTTL: 120_000, failureTTL: 120_000, cacheErrors: false });
   const n = seen.length;
   await w.authenticateToken('good');

@@ -3,60 +3,14 @@
 // caller (CachedTokenAuthenticator, --authentication-token-webhook-cache-ttl).
 // Reference: k8s-filters.md §12.10.
 
-import { parse as parseYAML } from 'yaml';
 import type { UserInfo } from '../endpoints/request/context.ts';
 import { intersectAudiences, type AuthenticatorResponse, type TokenAuthenticator } from './authenticator.ts';
 import type { Fetch } from './jwt.ts';
+import type { WebhookClientConfig } from '../audit/webhook.ts';
 
-/** What a kubeconfig says about reaching the webhook. */
-export interface WebhookClientConfig {
-  server: string;
-  /** PEM CA bundle (certificate-authority / -data). */
-  caPEM?: string;
-  /** PEM client certificate and key (client-certificate / client-key [-data]). */
-  certPEM?: string;
-  keyPEM?: string;
-  /** Bearer token (token / tokenFile). */
-  token?: string;
-  insecureSkipTLSVerify?: boolean;
-}
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-
-function decodeB64(s: string): string {
-  const bin = atob(s.replace(/\s+/g, ''));
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-}
-
-/**
- * Reads the kubeconfig (current context, or the first context/cluster/user as client-go does
- * for webhooks). `readFile` resolves file references relative to nothing (absolute paths).
- */
-export async function loadWebhookKubeconfig(text: string, readFile: (path: string) => Promise<string>): Promise<WebhookClientConfig> {
-  const doc = parseYAML(text) as unknown;
-  if (!isObj(doc)) throw new Error('invalid kubeconfig: not an object');
-  const named = (list: unknown, key: string) => (Array.isArray(list) ? list.filter(isObj).map((e) => ({ name: String(e.name ?? ''), v: isObj(e[key]) ? (e[key] as Obj) : {} })) : []);
-  const contexts = named(doc.contexts, 'context');
-  const clusters = named(doc.clusters, 'cluster');
-  const users = named(doc.users, 'user');
-  const current = typeof doc['current-context'] === 'string' ? doc['current-context'] : '';
-  const ctx = contexts.find((c) => c.name === current)?.v ?? contexts[0]?.v;
-  const cluster = (ctx ? clusters.find((c) => c.name === ctx.cluster)?.v : undefined) ?? clusters[0]?.v;
-  const user = (ctx ? users.find((u) => u.name === ctx.user)?.v : undefined) ?? users[0]?.v ?? {};
-  if (!cluster || typeof cluster.server !== 'string' || !cluster.server) throw new Error('invalid configuration: no server found for cluster');
-  const cfg: WebhookClientConfig = { server: cluster.server };
-  const pick = async (data: unknown, file: unknown) =>
-    typeof data === 'string' && data ? decodeB64(data) : typeof file === 'string' && file ? await readFile(file) : undefined;
-  cfg.caPEM = await pick(cluster['certificate-authority-data'], cluster['certificate-authority']);
-  if (cluster['insecure-skip-tls-verify'] === true) cfg.insecureSkipTLSVerify = true;
-  cfg.certPEM = await pick(user['client-certificate-data'], user['client-certificate']);
-  cfg.keyPEM = await pick(user['client-key-data'], user['client-key']);
-  if (typeof user.token === 'string' && user.token) cfg.token = user.token;
-  else if (typeof user.tokenFile === 'string' && user.tokenFile) cfg.token = (await readFile(user.tokenFile)).trim();
-  for (const k of Object.keys(cfg) as (keyof WebhookClientConfig)[]) if (cfg[k] === undefined) delete cfg[k];
-  return cfg;
-}
+// The kubeconfig is read with the audit webhook's loader (same clientcmd subset):
+// loadWebhookKubeconfig(fileSystem, path) → { server, authorization, tls }.
+export { loadWebhookKubeconfig, type WebhookClientConfig } from '../audit/webhook.ts';
 
 export interface WebhookTokenAuthenticatorOptions {
   client: WebhookClientConfig;
@@ -116,7 +70,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
 
   private async review(body: string): Promise<TokenReviewStatus> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
-    if (this.o.client.token) headers.authorization = `Bearer ${this.o.client.token}`;
+    if (this.o.client.authorization) headers.authorization = this.o.client.authorization;
     let delay = this.o.retryInitial;
     let lastErr: Error | undefined;
     for (let step = 0; step < this.o.retrySteps; step++) {

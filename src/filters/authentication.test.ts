@@ -28,7 +28,7 @@ function kubeLike(anonymous: boolean): RequestAuthenticator {
 }
 
 function chain(auth: RequestAuthenticator | undefined, overrides: Partial<Config> = {}) {
-  let seen: RequestContext | undefined;
+  let seen = undefined as RequestContext | undefined;
   const c = complete(newConfig({ logger: discardLogger, ...overrides, authentication: { apiAudiences: [], authenticator: auth, ...overrides.authentication } }));
   const h = withAuthentication((ctx) => {
     seen = ctx;
@@ -68,7 +68,7 @@ test('success: user stored with system:authenticated, Authorization and front-pr
 
 test('401 bodies are byte-exact: compact, pretty for curl, no WWW-Authenticate, no nosniff', async () => {
   const c = chain(kubeLike(false));
-  for (const headers of [{}, { authorization: 'Bearer bad' }, { authorization: 'Basic Zm9vOmJhcg==' }]) {
+  for (const headers of [{}, { authorization: "Bearer bad" }, { authorization: "Basic Zm9vOmJhcg==" }] as Record<string, string>[]) {
     const { res, body } = await c.run(headers);
     assert.equal(res.status, 401);
     assert.equal(body, body401);
