@@ -38,7 +38,8 @@ function chain(auth: RequestAuthenticator | undefined, overrides: Partial<Config
     async run(headers: Record<string, string> | [string, string][] = {}, transport?: Transport, url = 'https://h/api/v1/pods') {
       seen = undefined;
       const res = await h(newRequestContext(new Request(url, { headers }), transport));
-      return { res, body: await res.text(), ctx: seen };
+      const ctx = seen as RequestContext | undefined;
+      return { res, body: await res.text(), ctx };
     },
   };
 }
