@@ -168,6 +168,37 @@ export const cases: ConformanceCase[] = [
       body: 'Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch\n',
     },
   },
+  {
+    name: 'CORS preflight from an allowed origin → 204 with the CORS headers (before authentication)',
+    request: {
+      method: 'OPTIONS',
+      path: '/api/v1/namespaces/default/pods',
+      headers: { Origin: 'https://allowed.example.com', 'Access-Control-Request-Method': 'GET' },
+    },
+    expect: {
+      status: 204,
+      headers: {
+        'access-control-allow-origin': 'https://allowed.example.com',
+        'access-control-allow-methods': 'POST, GET, OPTIONS, PUT, DELETE, PATCH',
+        'access-control-allow-headers':
+          'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since',
+        'access-control-expose-headers': 'Date',
+        'access-control-allow-credentials': 'true',
+        'audit-id': uuid,
+      },
+      body: '',
+    },
+  },
+  {
+    name: 'CORS: an allowed origin gets the headers on a normal request',
+    request: { path: '/version', headers: { Origin: 'https://allowed.example.com' } },
+    expect: { status: 200, headers: { 'access-control-allow-origin': 'https://allowed.example.com', 'access-control-allow-credentials': 'true' } },
+  },
+  {
+    name: 'CORS: another origin gets no CORS headers',
+    request: { path: '/healthz', headers: { Origin: 'https://evil.example.com' } },
+    expect: { status: 200, headers: { 'access-control-allow-origin': null }, body: 'ok' },
+  },
 ];
 
 /** Checks one response against a case's expectation. */

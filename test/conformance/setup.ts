@@ -16,7 +16,12 @@ export const TRANSPORT_PATH = '/conformance/transport';
 export const CLIENT_CERT_HEADER = 'X-Conformance-Client-Cert';
 
 /** kube-apiserver flags of the conformance server (features join as they land in main). */
-export const CONFORMANCE_FLAGS = '';
+export const CONFORMANCE_FLAGS = [
+  "'--cors-allowed-origins=^https://allowed\\.example\\.com$'",
+].join(' ');
+
+/** The Origin the CORS flag allows. */
+export const ALLOWED_ORIGIN = 'https://allowed.example.com';
 
 /** Files the flags name. */
 export const CONFORMANCE_FILES: Record<string, string> = {};
