@@ -1,7 +1,66 @@
-// PLACEHOLDER: pass-through until the owning issue implements this filter.
-import type { Handler } from '../endpoints/request/context.ts';
+// WithAuthorization (k8s.io/apiserver/pkg/endpoints/filters/authorization.go). Reference:
+// k8s-filters.md §18.1, §0.3. Allow → next; an error without Allow → 500 InternalError text;
+// Deny or NoOpinion → the negotiated 403 Status (nosniff). Audit annotations
+// `authorization.k8s.io/decision` and `authorization.k8s.io/reason` record the outcome.
+
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import { internalError } from '../endpoints/responsewriters/status.ts';
+import { addAuditAnnotation } from '../audit/context.ts';
+import type { Attributes } from '../authorization/authorizer.ts';
+import { forbidden } from '../authorization/forbidden.ts';
 import type { CompletedConfig } from '../server/config.ts';
 
-export function withAuthorization(next: Handler, _c: CompletedConfig): Handler {
-  return next;
+export const decisionAnnotationKey = 'authorization.k8s.io/decision';
+export const reasonAnnotationKey = 'authorization.k8s.io/reason';
+
+/** GetAuthorizerAttributes: the user and RequestInfo of the request. */
+export function getAuthorizerAttributes(ctx: RequestContext): Attributes | Error {
+  const ri = ctx.requestInfo;
+  if (!ri) return new Error('no RequestInfo found in the context');
+  const a: Attributes = {
+    user: ctx.user,
+    isResourceRequest: ri.isResourceRequest,
+    path: ri.path,
+    verb: ri.verb,
+    apiGroup: ri.apiGroup,
+    apiVersion: ri.apiVersion,
+    resource: ri.resource,
+    subresource: ri.subresource,
+    namespace: ri.namespace,
+    name: ri.name,
+  };
+  if (ri.fieldSelector) a.fieldSelector = ri.fieldSelector;
+  if (ri.labelSelector) a.labelSelector = ri.labelSelector;
+  return a;
+}
+
+export function withAuthorization(next: Handler, c: CompletedConfig): Handler {
+  const authz = c.authorization.authorizer;
+  if (!authz) {
+    c.logger.info('Authorization is disabled', undefined, 1);
+    return next;
+  }
+  return async (ctx) => {
+    const attrs = getAuthorizerAttributes(ctx);
+    if (attrs instanceof Error) return internalError(ctx.request, attrs, ctx.url);
+    let result;
+    try {
+      result = await authz.authorize(attrs);
+    } catch (err) {
+      result = { decision: 'NoOpinion' as const, reason: '', error: err instanceof Error ? err : new Error(String(err)) };
+    }
+    if (result.decision === 'Allow') {
+      addAuditAnnotation(ctx, decisionAnnotationKey, 'allow');
+      addAuditAnnotation(ctx, reasonAnnotationKey, result.reason);
+      return next(ctx);
+    }
+    if (result.error) {
+      addAuditAnnotation(ctx, reasonAnnotationKey, 'internal error');
+      return internalError(ctx.request, result.error, ctx.url);
+    }
+    c.logger.info('Forbidden', { URI: ctx.url.pathname + ctx.url.search, reason: result.reason }, 4);
+    addAuditAnnotation(ctx, decisionAnnotationKey, 'forbid');
+    addAuditAnnotation(ctx, reasonAnnotationKey, result.reason);
+    return forbidden(attrs, result.reason, ctx.request, ctx.url);
+  };
 }

@@ -5,7 +5,7 @@ import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import type { RequestAuthenticator } from '../authentication/authenticator.ts';
 import type { RequestHeaderConfig } from '../authentication/requestheader.ts';
-import type { Authorizer } from '../authorization/authorizer.ts';
+import type { Authorizer, RuleResolver } from '../authorization/authorizer.ts';
 import type { FileSystem } from './options/filesystem.ts';
 import type { SecureServingInfo } from './options/serving.ts';
 import { type HealthChecker, logHealthz, pingHealthz } from './healthz/healthz.ts';
@@ -16,6 +16,7 @@ import { defaultVersionInfo, type VersionInfo } from './routes/version.ts';
 import { buildHandlerChain } from './chain.ts';
 import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
+import { installDiscovery } from './routes/discovery.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
 
@@ -38,6 +39,8 @@ export interface AuthenticationInfo {
 export interface AuthorizationInfo {
   /** The authorizer; undefined means the authorization filter is a no-op. */
   authorizer?: Authorizer;
+  /** What SelfSubjectRulesReview lists (the modes' rule resolvers, in order). */
+  ruleResolver?: RuleResolver;
 }
 
 export interface Config {
@@ -152,7 +155,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics],
+    routeInstallers: [installMetrics, installDiscovery],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

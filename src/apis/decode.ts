@@ -1,0 +1,257 @@
+// The create handler's request-body path (k8s.io/apiserver/pkg/endpoints/handlers/create.go):
+// body size limit, input media type negotiation (JSON, YAML, protobuf), decoding into the
+// expected kind, unknown-field handling per `fieldValidation` (Strict → 400, Warn (default) →
+// Warning header, Ignore), and the errors' upstream wording.
+
+import { parse as parseYAML } from 'yaml';
+import type { RequestContext } from '../endpoints/request/context.ts';
+import { goJSON, isPrettyPrint, StatusError, newBadRequest, type Status } from '../endpoints/responsewriters/status.ts';
+import { addWarning } from '../filters/warning.ts';
+import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from './protobuf.ts';
+
+/** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
+export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };
+
+export interface KindInfo {
+  group: string;
+  version: string;
+  kind: string;
+  /** Protobuf schema of the message (kubectl ≥ 1.32 bodies). */
+  schema: Schema;
+  /** JSON keys the kind knows (for unknown-field detection); `kind`/`apiVersion` are implicit. */
+  fields: KnownFields;
+  /** Fix-ups after protobuf decoding (e.g. ExtraValue → string[]). */
+  afterProtobuf?: (obj: Record<string, unknown>) => void;
+}
+
+export const acceptedMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/** metav1.ObjectMeta's JSON keys. */
+export const objectMetaFields: KnownFields = {
+  name: true, generateName: true, namespace: true, selfLink: true, uid: true, resourceVersion: true, generation: true,
+  creationTimestamp: true, deletionTimestamp: true, deletionGracePeriodSeconds: true, labels: true, annotations: true,
+  ownerReferences: true, finalizers: true, managedFields: true,
+};
+
+function unsupportedMediaType(): Status {
+  return {
+    status: 'Failure',
+    message: `the body of the request was in an unknown format - accepted media types include: ${acceptedMediaTypes.join(', ')}`,
+    reason: 'UnsupportedMediaType',
+    code: 415,
+  };
+}
+
+/** summarizeData: the first 30 bytes, as text for JSON-looking data, else hex. */
+function summarizeData(data: Uint8Array, maxLength = 30): string {
+  if (data.length === 0) return '<empty>';
+  const slice = data.length > maxLength ? data.subarray(0, maxLength) : data;
+  const more = data.length > maxLength ? ' ...' : '';
+  if (data[0] === 0x7b) return new TextDecoder().decode(slice) + more;
+  return [...slice].map((b) => b.toString(16).padStart(2, '0')).join('') + more;
+}
+
+/** Go's json error text for the common cases (JS engines word it differently). */
+function goJSONError(text: string, err: unknown): string {
+  const t = text.trimEnd();
+  if (t.trim() === '') return 'unexpected end of JSON input';
+  const m = /position (\d+)/.exec(err instanceof Error ? err.message : '');
+  const pos = m ? Number(m[1]) : -1;
+  if (pos >= t.length || /Unexpected end|Unterminated/.test(err instanceof Error ? err.message : '')) return 'unexpected end of JSON input';
+  const c = pos >= 0 ? t[pos]! : t.trimStart()[0]!;
+  return pos <= 0 || t.slice(0, pos).trim() === '' ? `invalid character '${c}' looking for beginning of value` : `invalid character '${c}' after object key:value pair`;
+}
+
+/** Unknown keys of `obj` against `known`, as `a.b[0].c` paths (sorted like upstream's strict decoder). */
+function unknownFields(obj: unknown, known: KnownFields, prefix: string, out: string[]): void {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return;
+  for (const [k, v] of Object.entries(obj)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    const spec = known[k];
+    if (spec === undefined) {
+      out.push(path);
+      continue;
+    }
+    if (spec === true) continue;
+    if (Array.isArray(spec)) {
+      if (Array.isArray(v)) v.forEach((item, i) => unknownFields(item, spec[0], `${path}[${i}]`, out));
+      continue;
+    }
+    unknownFields(v, spec, path, out);
+  }
+}
+
+async function readBody(ctx: RequestContext, limit: number): Promise<Uint8Array> {
+  const tooLarge = (): Status => ({ status: 'Failure', message: `Request entity too large: limit is ${limit}`, reason: 'RequestEntityTooLarge', code: 413 });
+  const declared = Number(ctx.request.headers.get('content-length') ?? '');
+  if (limit > 0 && Number.isFinite(declared) && declared > limit) throw new StatusError(tooLarge());
+  if (!ctx.request.body) return new Uint8Array();
+  const reader = ctx.request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (limit > 0 && total > limit) {
+      await reader.cancel().catch(() => {});
+      throw new StatusError(tooLarge());
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+function fieldValidation(ctx: RequestContext): FieldValidation {
+  const v = ctx.url.searchParams.get('fieldValidation') ?? '';
+  if (v === '') return 'Warn';
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw new StatusError(newBadRequest(`fieldValidation: Invalid value: ${JSON.stringify(v)}: fieldValidation must be one of "Ignore", "Strict", or "Warn"`));
+}
+
+/**
+ * Reads and decodes a create body into `kind`. Throws StatusError with upstream's status for
+ * every failure. The result is the JSON-shaped object with `kind` and `apiVersion` set.
+ */
+export async function decodeCreateBody(ctx: RequestContext, k: KindInfo, maxBytes: number): Promise<Record<string, unknown>> {
+  const validation = fieldValidation(ctx);
+  const contentType = (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() || 'application/json';
+  const isJSON = contentType === 'application/json' || contentType === '*/*';
+  const isYAML = contentType === 'application/yaml';
+  const isProto = contentType === 'application/vnd.kubernetes.protobuf';
+  if (!isJSON && !isYAML && !isProto) throw new StatusError(unsupportedMediaType());
+  const body = await readBody(ctx, maxBytes);
+  const apiVersion = k.group ? `${k.group}/${k.version}` : k.version;
+  const unrecognized = (err: string) =>
+    new StatusError(newBadRequest(`the object provided is unrecognized (must be of type ${k.kind}): ${err} (${summarizeData(body)})`));
+  const cannotHandle = (kind: string, version: string, err: string) =>
+    new StatusError(newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${k.kind}: ${err}`));
+
+  let obj: Record<string, unknown>;
+  if (isProto) {
+    let env;
+    try {
+      env = decodeEnvelope(body);
+    } catch (err) {
+      throw unrecognized(err instanceof Error ? err.message : String(err));
+    }
+    const gv = env.apiVersion || apiVersion;
+    const kind = env.kind || k.kind;
+    if (kind !== k.kind || gv !== apiVersion) {
+      throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`);
+    }
+    if (env.contentEncoding) throw cannotHandle(kind, k.version, `unsupported content encoding ${JSON.stringify(env.contentEncoding)}`);
+    try {
+      obj = decodeMessage(env.raw, k.schema);
+    } catch (err) {
+      throw cannotHandle(kind, k.version, err instanceof ProtobufError ? err.message : String(err));
+    }
+    k.afterProtobuf?.(obj);
+  } else {
+    const text = new TextDecoder().decode(body);
+    let parsed: unknown;
+    try {
+      parsed = isYAML ? parseYAML(text, { uniqueKeys: false }) : JSON.parse(text);
+    } catch (err) {
+      const msg = isYAML ? `error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` : `couldn't get version/kind; json parse error: ${goJSONError(text, err)}`;
+      throw unrecognized(msg);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw unrecognized(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    }
+    obj = parsed as Record<string, unknown>;
+    const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : k.kind;
+    const gv = typeof obj.apiVersion === 'string' && obj.apiVersion ? obj.apiVersion : apiVersion;
+    if (kind !== k.kind || gv !== apiVersion) {
+      throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`);
+    }
+    const typeErr = checkTypes(obj, k.fields);
+    if (typeErr) throw cannotHandle(kind, k.version, typeErr);
+    if (validation !== 'Ignore') {
+      const unknown: string[] = [];
+      unknownFields(obj, { kind: true, apiVersion: true, ...k.fields }, '', unknown);
+      if (unknown.length) {
+        if (validation === 'Strict') {
+          const list = unknown.map((u) => `unknown field ${JSON.stringify(u)}`);
+          throw cannotHandle(kind, k.version, `strict decoding error: ${list.join(', ')}`);
+        }
+        for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
+      }
+    }
+    stripUnknown(obj, k.fields);
+  }
+  obj.kind = k.kind;
+  obj.apiVersion = apiVersion;
+  return obj;
+}
+
+/** Drops unknown keys (the typed decode never keeps them). */
+function stripUnknown(obj: Record<string, unknown>, known: KnownFields): string[] {
+  const dropped: string[] = [];
+  for (const key of Object.keys(obj)) {
+    if (key === 'kind' || key === 'apiVersion') continue;
+    const spec = known[key];
+    if (spec === undefined) {
+      delete obj[key];
+      dropped.push(key);
+    } else if (spec !== true && !Array.isArray(spec) && typeof obj[key] === 'object' && obj[key] !== null && !Array.isArray(obj[key])) {
+      dropped.push(...stripUnknown(obj[key] as Record<string, unknown>, spec));
+    }
+  }
+  return dropped;
+}
+
+/**
+ * The type errors Go's decoder reports for the common mistakes (a string where an object is
+ * expected and the like), worded like encoding/json.
+ */
+function checkTypes(obj: Record<string, unknown>, known: KnownFields, prefix = ''): string | undefined {
+  for (const [key, spec] of Object.entries(known)) {
+    const v = obj[key];
+    if (v === undefined || v === null) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (spec === true) continue;
+    if (Array.isArray(spec)) {
+      if (!Array.isArray(v)) return `json: cannot unmarshal ${jsType(v)} into Go struct field ${path} of type []`;
+      continue;
+    }
+    if (typeof v !== 'object' || Array.isArray(v)) return `json: cannot unmarshal ${jsType(v)} into Go struct field ${path} of type struct`;
+    const inner = checkTypes(v as Record<string, unknown>, spec, path);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+function jsType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'string';
+  return 'object';
+}
+
+/** A typed string-field check: `json: cannot unmarshal number into Go struct field X of type string`. */
+export function expectStrings(obj: Record<string, unknown> | undefined, fields: string[], path: string, kind: string, version: string): void {
+  if (!obj) return;
+  for (const f of fields) {
+    const v = obj[f];
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      throw new StatusError(newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: json: cannot unmarshal ${jsType(v)} into Go struct field ${path}.${f} of type string`));
+    }
+  }
+}
+
+/** The created object as the create handler answers it: 201, negotiated JSON (compact + "\n", or pretty). */
+export function createdResponse(ctx: RequestContext, obj: unknown, code = 201): Response {
+  const pretty = isPrettyPrint(ctx.request, ctx.url);
+  const body = pretty ? goJSON(obj, 2) : goJSON(obj) + '\n';
+  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
+}

@@ -1,0 +1,165 @@
+// BuiltInAuthorizationOptions (kubernetes pkg/kubeapiserver/options/authorization.go) with
+// kube-apiserver's flag names and validation messages, plus `--authorization-rbac-manifests`
+// (ours: RBAC objects come from manifest files instead of etcd). ApplyTo builds the union
+// authorizer in mode order behind the system:masters privileged-group authorizer, the rule
+// resolver SelfSubjectRulesReview reads, and installs the review APIs.
+//
+// Secure default: `--authorization-mode` defaults to RBAC (kube-apiserver: AlwaysAllow) with the
+// built-in bootstrap policy, so an unconfigured server lets anonymous users see health and
+// version only and lets system:masters do everything.
+
+import type { Config } from '../config.ts';
+import type { FlagSet, Flag } from './flags.ts';
+import type { ApplyContext, OptionsGroup } from './options.ts';
+import type { Authorizer, RuleResolver } from '../../authorization/authorizer.ts';
+import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupAuthorizer } from '../../authorization/builtin.ts';
+import { UnionAuthorizer, UnionRuleResolver } from '../../authorization/union.ts';
+import { RBACAuthorizer } from '../../authorization/rbac/authorizer.ts';
+import { ManifestLoader } from '../../authorization/rbac/loader.ts';
+import { parseWebhookKubeconfig, WebhookAuthorizer, type WebhookFetchFactory } from '../../authorization/webhook.ts';
+import { readTextFile } from './filesystem.ts';
+import { installReviewAPIs } from '../../apis/install.ts';
+
+export const modeAlwaysAllow = 'AlwaysAllow';
+export const modeAlwaysDeny = 'AlwaysDeny';
+export const modeABAC = 'ABAC';
+export const modeWebhook = 'Webhook';
+export const modeRBAC = 'RBAC';
+export const modeNode = 'Node';
+const validModes = [modeAlwaysAllow, modeAlwaysDeny, modeABAC, modeWebhook, modeRBAC, modeNode];
+/** Modes upstream has that this server does not implement (no nodes, no ABAC files). */
+const unsupportedModes = new Set([modeABAC, modeNode]);
+
+/** Our default: RBAC with the bootstrap policy (see the file comment). */
+export const defaultAuthorizationModes = [modeRBAC];
+
+const ns = 1_000_000; // nanoseconds per millisecond
+
+/** Adapts the platform's TLS-aware webhook fetch (ApplyContext.auditWebhookFetch) to the kubeconfig fields. */
+function platformFetch(factory: NonNullable<ApplyContext['auditWebhookFetch']>): WebhookFetchFactory {
+  return (c) =>
+    factory({
+      ...(c.caData ? { caData: c.caData } : {}),
+      ...(c.clientCertData ? { certData: c.clientCertData } : {}),
+      ...(c.clientKeyData ? { keyData: c.clientKeyData } : {}),
+      ...(c.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
+    }) as typeof fetch;
+}
+
+export class AuthorizationOptions implements OptionsGroup {
+  modes!: Flag<string[]>;
+  policyFile!: Flag<string>;
+  webhookConfigFile!: Flag<string>;
+  webhookVersion!: Flag<string>;
+  webhookCacheAuthorizedTTL!: Flag<number>;
+  webhookCacheUnauthorizedTTL!: Flag<number>;
+  rbacManifests!: Flag<string[]>;
+  /** How the webhook is reached (the Node adapter may supply a fetch that honours the kubeconfig's CA). */
+  webhookFetchFactory?: WebhookFetchFactory;
+  /** Set by applyTo: the RBAC authorizer and its loader, when RBAC is enabled. */
+  rbac?: { authorizer: RBACAuthorizer; loader?: ManifestLoader };
+
+  addFlags(fs: FlagSet): void {
+    fs.section('Authorization');
+    this.modes = fs.stringSlice(
+      'authorization-mode',
+      defaultAuthorizationModes,
+      `Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC with the built-in bootstrap policy (kube-apiserver defaults to AlwaysAllow). Comma-delimited list of: ${validModes.join(',')}.`,
+    );
+    this.policyFile = fs.string('authorization-policy-file', '', 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.');
+    this.webhookConfigFile = fs.string(
+      'authorization-webhook-config-file',
+      '',
+      "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.",
+    );
+    this.webhookVersion = fs.string('authorization-webhook-version', 'v1beta1', 'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.');
+    this.webhookCacheAuthorizedTTL = fs.duration('authorization-webhook-cache-authorized-ttl', 5 * 60 * 1000 * ns, "The duration to cache 'authorized' responses from the webhook authorizer.");
+    this.webhookCacheUnauthorizedTTL = fs.duration('authorization-webhook-cache-unauthorized-ttl', 30 * 1000 * ns, "The duration to cache 'unauthorized' responses from the webhook authorizer.");
+    this.rbacManifests = fs.stringSlice(
+      'authorization-rbac-manifests',
+      [],
+      'Files or folders of RBAC manifests (Role, ClusterRole, RoleBinding, ClusterRoleBinding; YAML or JSON, multi-document) used with --authorization-mode=RBAC, merged with the built-in bootstrap policy and reloaded when they change. A manifest with errors is rejected and the last good policy stays in force.',
+    );
+  }
+
+  validate(): string[] {
+    const errs: string[] = [];
+    const modes = this.modes.value;
+    if (modes.length === 0) errs.push('at least one authorization-mode must be passed');
+    const set = new Set(modes);
+    for (const m of modes) {
+      if (!validModes.includes(m)) errs.push(`authorization-mode ${JSON.stringify(m)} is not a valid mode`);
+      else if (unsupportedModes.has(m)) errs.push(`authorization-mode ${JSON.stringify(m)} is not supported by edge-apiserver (supported: AlwaysAllow, AlwaysDeny, RBAC, Webhook)`);
+      if (m === modeABAC && this.policyFile.value === '') errs.push("authorization-mode ABAC's authorization policy file not passed");
+      if (m === modeWebhook && this.webhookConfigFile.value === '') errs.push("authorization-mode Webhook's authorization config file not passed");
+    }
+    if (this.policyFile.value !== '' && !set.has(modeABAC)) errs.push('cannot specify --authorization-policy-file without mode ABAC');
+    if (this.webhookConfigFile.value !== '' && !set.has(modeWebhook)) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+    if (this.rbacManifests.value.length && !set.has(modeRBAC)) errs.push('cannot specify --authorization-rbac-manifests without mode RBAC');
+    if (modes.length !== set.size) errs.push(`authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`);
+    if (set.has(modeWebhook) && this.webhookVersion.value !== 'v1' && this.webhookVersion.value !== 'v1beta1') {
+      errs.push(`unsupported webhook authorizer version ${JSON.stringify(this.webhookVersion.value)}, supported versions are "v1", "v1beta1"`);
+    }
+    return errs;
+  }
+
+  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    const authorizers: Authorizer[] = [new PrivilegedGroupAuthorizer(['system:masters'])];
+    const resolvers: RuleResolver[] = [];
+    for (const mode of this.modes.value) {
+      switch (mode) {
+        case modeAlwaysAllow: {
+          const a = new AlwaysAllowAuthorizer();
+          authorizers.push(a);
+          resolvers.push(a);
+          break;
+        }
+        case modeAlwaysDeny: {
+          const a = new AlwaysDenyAuthorizer();
+          authorizers.push(a);
+          resolvers.push(a);
+          break;
+        }
+        case modeRBAC: {
+          const a = new RBACAuthorizer();
+          let loader: ManifestLoader | undefined;
+          if (this.rbacManifests.value.length) {
+            loader = new ManifestLoader({ fileSystem: ctx.fileSystem, paths: this.rbacManifests.value, authorizer: a, logger: ctx.logger });
+            await loader.load(); // a bad policy fails start-up with file and line
+          }
+          // Upstream's hook of this name reconciles the bootstrap policy; ours starts the reload watch.
+          config.postStartHooks.set('rbac/bootstrap-roles', (hookCtx) => {
+            if (!loader) return;
+            const stop = loader.watch();
+            hookCtx.signal.addEventListener('abort', stop, { once: true });
+          });
+          this.rbac = { authorizer: a, ...(loader ? { loader } : {}) };
+          authorizers.push(a);
+          resolvers.push(a);
+          break;
+        }
+        case modeWebhook: {
+          const file = this.webhookConfigFile.value;
+          const client = await parseWebhookKubeconfig(await readTextFile(ctx.fileSystem, file), file, (p) => readTextFile(ctx.fileSystem, p));
+          const a = new WebhookAuthorizer({
+            client,
+            version: this.webhookVersion.value as 'v1' | 'v1beta1',
+            authorizedTTL: this.webhookCacheAuthorizedTTL.value / ns,
+            unauthorizedTTL: this.webhookCacheUnauthorizedTTL.value / ns,
+            ...(this.webhookFetchFactory
+              ? { fetchFactory: this.webhookFetchFactory }
+              : ctx.auditWebhookFetch
+                ? { fetchFactory: platformFetch(ctx.auditWebhookFetch) }
+                : {}),
+          });
+          authorizers.push(a);
+          resolvers.push(a);
+          break;
+        }
+      }
+    }
+    config.authorization.authorizer = new UnionAuthorizer(authorizers);
+    config.authorization.ruleResolver = new UnionRuleResolver(resolvers);
+    config.routeInstallers.push(installReviewAPIs);
+  }
+}

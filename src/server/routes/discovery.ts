@@ -1,0 +1,237 @@
+// Discovery (k8s.io/apiserver/pkg/endpoints/discovery, reference k8s-serving-lifecycle.md §7.5
+// and kubectl-compat.md §A.2): `/api` (APIVersions), `/apis` (APIGroupList, apiVersion stripped
+// as in a generic server), `/apis/<group>` (APIGroup), `/apis/<group>/<version>` and
+// `/api/<version>` (APIResourceList), and aggregated discovery v2 (APIGroupDiscoveryList) on
+// `/api` and `/apis` when the Accept header asks for it, with ETag, `Vary: Accept`,
+// `Cache-Control: public` and 304 on If-None-Match.
+//
+// API groups are registered with installAPIGroup (upstream InstallAPIGroup); documents are built
+// when first requested and rebuilt only when a group is added.
+
+import { Hono } from 'hono';
+import type { RequestContext } from '../../endpoints/request/context.ts';
+import { goJSON, isPrettyPrint, parseAccept } from '../../endpoints/responsewriters/status.ts';
+import type { APIEnv } from '../handler.ts';
+import type { GenericAPIServer } from '../genericapiserver.ts';
+
+/** One resource of a group version (metav1.APIResource, plus what aggregated discovery needs). */
+export interface APIResource {
+  name: string;
+  singularName: string;
+  namespaced: boolean;
+  kind: string;
+  verbs: string[];
+  shortNames?: string[];
+  categories?: string[];
+  /** Subresources (`status`, `scale` …) with their response kind. */
+  subresources?: { name: string; kind: string; verbs: string[] }[];
+}
+
+export interface APIGroupVersion {
+  version: string;
+  resources: APIResource[];
+}
+
+/** An API group; the first version is the preferred one. `name` "" is the legacy core group (/api). */
+export interface APIGroupInfo {
+  name: string;
+  versions: APIGroupVersion[];
+}
+
+interface DiscoveryState {
+  core?: APIGroupInfo;
+  groups: APIGroupInfo[];
+  apisInstalled: boolean;
+  /** Cached documents, dropped when a group is added. */
+  cache: Map<string, Promise<{ body: string; etag: string }>>;
+}
+
+const states = new WeakMap<GenericAPIServer, DiscoveryState>();
+
+function stateOf(server: GenericAPIServer): DiscoveryState {
+  let s = states.get(server);
+  if (!s) states.set(server, (s = { groups: [], apisInstalled: false, cache: new Map() }));
+  return s;
+}
+
+/** The groups a server serves, core first (tests and other installers). */
+export function discoveryGroups(server: GenericAPIServer): APIGroupInfo[] {
+  const s = stateOf(server);
+  return s.core ? [s.core, ...s.groups] : [...s.groups];
+}
+
+export const aggregatedDiscoveryGroup = 'apidiscovery.k8s.io';
+export const aggregatedListKind = 'APIGroupDiscoveryList';
+
+/**
+ * Which document an Accept header asks for: `v2`/`v2beta1` aggregated discovery, or the legacy
+ * JSON. Content-Type parameters of the aggregated clause must all be present (order free).
+ */
+export function negotiateDiscovery(accept: string | null): 'v2' | 'v2beta1' | 'legacy' {
+  if (!accept) return 'legacy';
+  for (const c of parseAccept(accept)) {
+    if (c.q <= 0) continue;
+    const typeOK = (c.type === 'application' && c.subType === 'json') || (c.type === 'application' && c.subType === '*') || c.type === '*';
+    if (!typeOK) continue;
+    const { g, v, as: asKind } = c.params;
+    if (g === undefined && v === undefined && asKind === undefined) return 'legacy';
+    if (c.type === 'application' && c.subType === 'json' && g === aggregatedDiscoveryGroup && asKind === aggregatedListKind && (v === 'v2' || v === 'v2beta1')) return v;
+  }
+  return 'legacy';
+}
+
+function groupVersionString(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+function serverAddresses(server: GenericAPIServer): { clientCIDR: string; serverAddress: string }[] {
+  return [{ clientCIDR: '0.0.0.0/0', serverAddress: server.config.externalAddress }];
+}
+
+function apiResourceList(group: string, gv: APIGroupVersion): Record<string, unknown> {
+  const resources: Record<string, unknown>[] = [];
+  for (const r of [...gv.resources].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    resources.push(apiResourceJSON(r));
+    for (const sub of r.subresources ?? []) {
+      resources.push({ name: `${r.name}/${sub.name}`, singularName: '', namespaced: r.namespaced, kind: sub.kind, verbs: sub.verbs });
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionString(group, gv.version), resources };
+}
+
+function apiResourceJSON(r: APIResource): Record<string, unknown> {
+  const o: Record<string, unknown> = { name: r.name, singularName: r.singularName, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+  if (r.shortNames?.length) o.shortNames = r.shortNames;
+  if (r.categories?.length) o.categories = r.categories;
+  return o;
+}
+
+function groupVersions(g: APIGroupInfo): { versions: { groupVersion: string; version: string }[]; preferredVersion: { groupVersion: string; version: string } } {
+  const versions = g.versions.map((v) => ({ groupVersion: groupVersionString(g.name, v.version), version: v.version }));
+  return { versions, preferredVersion: versions[0]! };
+}
+
+function aggregatedGroup(g: APIGroupInfo): Record<string, unknown> {
+  const metadata: Record<string, unknown> = g.name ? { name: g.name, creationTimestamp: null } : { creationTimestamp: null };
+  return {
+    metadata,
+    versions: g.versions.map((v) => ({
+      version: v.version,
+      resources: [...v.resources]
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((r) => {
+          const o: Record<string, unknown> = {
+            resource: r.name,
+            responseKind: { group: g.name, version: v.version, kind: r.kind },
+            scope: r.namespaced ? 'Namespaced' : 'Cluster',
+            singularResource: r.singularName,
+            verbs: r.verbs,
+          };
+          if (r.shortNames?.length) o.shortNames = r.shortNames;
+          if (r.categories?.length) o.categories = r.categories;
+          if (r.subresources?.length) {
+            o.subresources = r.subresources.map((s) => ({
+              subresource: s.name,
+              responseKind: { group: g.name, version: v.version, kind: s.kind },
+              verbs: s.verbs,
+            }));
+          }
+          return o;
+        }),
+      freshness: 'Current',
+    })),
+  };
+}
+
+async function sha512Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-512', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('').toUpperCase();
+}
+
+function jsonResponse(ctx: RequestContext, obj: unknown, contentType = 'application/json'): Response {
+  const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(obj, 2) : goJSON(obj) + '\n';
+  return new Response(body, { headers: { 'content-type': contentType } });
+}
+
+/** The aggregated document for `/api` (core) or `/apis` (groups), with its ETag, cached. */
+function aggregatedDocument(server: GenericAPIServer, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<{ body: string; etag: string }> {
+  const s = stateOf(server);
+  const key = `${which}/${version}`;
+  let doc = s.cache.get(key);
+  if (!doc) {
+    const groups = which === 'api' ? (s.core ? [s.core] : []) : s.groups;
+    const obj = { kind: aggregatedListKind, apiVersion: `${aggregatedDiscoveryGroup}/${version}`, metadata: {}, items: groups.map(aggregatedGroup) };
+    const body = goJSON(obj);
+    doc = sha512Hex(body).then((hash) => ({ body, etag: `"${hash}"` }));
+    s.cache.set(key, doc);
+  }
+  return doc;
+}
+
+async function serveAggregated(ctx: RequestContext, server: GenericAPIServer, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<Response> {
+  const doc = await aggregatedDocument(server, which, version);
+  const headers = new Headers({
+    'content-type': `application/json;g=${aggregatedDiscoveryGroup};v=${version};as=${aggregatedListKind}`,
+    etag: doc.etag,
+    vary: 'Accept',
+    'cache-control': 'public',
+  });
+  if (ctx.request.headers.get('if-none-match') === doc.etag) return new Response(null, { status: 304, headers });
+  const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(JSON.parse(doc.body), 2) : doc.body + '\n';
+  return new Response(body, { headers });
+}
+
+/** Installs `/apis` (the root group list) once; called by installAPIGroup and at New(). */
+export function installDiscovery(server: GenericAPIServer): void {
+  const s = stateOf(server);
+  if (s.apisInstalled || !server.config.enableDiscovery) return;
+  s.apisInstalled = true;
+  const routes = new Hono<APIEnv>({ strict: false });
+  routes.get('/apis', (c) => {
+    const ctx = c.env.ctx;
+    const want = negotiateDiscovery(ctx.request.headers.get('accept'));
+    if (want !== 'legacy') return serveAggregated(ctx, server, 'apis', want);
+    const addresses = serverAddresses(server);
+    const groups = stateOf(server).groups.map((g) => ({ name: g.name, ...groupVersions(g), serverAddressByClientCIDRs: addresses }));
+    return jsonResponse(ctx, { kind: 'APIGroupList', groups });
+  });
+  server.handler.registerWebService('/apis', routes);
+}
+
+/**
+ * InstallAPIGroup / InstallLegacyAPIGroup: registers the group's discovery documents and its
+ * web services (`/apis/<group>`, `/apis/<group>/<version>`, or `/api` and `/api/<version>`),
+ * then the group's own routes.
+ */
+export function installAPIGroup(server: GenericAPIServer, group: APIGroupInfo, routes?: Hono<APIEnv>): void {
+  if (group.versions.length === 0) throw new Error(`API group ${JSON.stringify(group.name)} has no versions`);
+  const s = stateOf(server);
+  const h = server.handler;
+  const r = new Hono<APIEnv>({ strict: false });
+  if (group.name === '') {
+    if (s.core) throw new Error('the legacy API group is already installed');
+    s.core = group;
+    r.get('/api', (c) => {
+      const ctx = c.env.ctx;
+      const want = negotiateDiscovery(ctx.request.headers.get('accept'));
+      if (want !== 'legacy') return serveAggregated(ctx, server, 'api', want);
+      return jsonResponse(ctx, { kind: 'APIVersions', versions: group.versions.map((v) => v.version), serverAddressByClientCIDRs: serverAddresses(server) });
+    });
+    for (const v of group.versions) r.get(`/api/${v.version}`, (c) => jsonResponse(c.env.ctx, apiResourceList('', v)));
+    h.registerWebService('/api', r);
+  } else {
+    if (s.groups.some((g) => g.name === group.name)) throw new Error(`API group ${JSON.stringify(group.name)} is already installed`);
+    s.groups.push(group);
+    installDiscovery(server);
+    const root = `/apis/${group.name}`;
+    r.get(root, (c) => jsonResponse(c.env.ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) }));
+    h.registerWebService(root);
+    for (const v of group.versions) {
+      r.get(`${root}/${v.version}`, (c) => jsonResponse(c.env.ctx, apiResourceList(group.name, v)));
+      h.registerWebService(`${root}/${v.version}`);
+    }
+    h.registerWebService(root, r);
+  }
+  s.cache.clear();
+  if (routes) h.goRestfulContainer.route('/', routes);
+}
