@@ -148,7 +148,8 @@ export async function readBounded(stream: ReadableStream<Uint8Array>, limit: num
       if (done) break;
       total += value.byteLength;
       if (total > limit) {
-        await reader.cancel().catch(() => {});
+        // Not awaited: cancelling one branch of a tee settles only when the other is done too.
+        reader.cancel().catch(() => {});
         return undefined;
       }
       chunks.push(value);
