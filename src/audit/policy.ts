@@ -150,7 +150,7 @@ function decodeRule(v: Json, index: number, st: DecodeState): PolicyRule {
  * kind/apiVersion, validation errors and an empty rule list are rejected.
  */
 export function loadPolicyFromBytes(text: string, logger?: Logger): Policy {
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: true });
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     const pos = e.linePos?.[0];
