@@ -9,6 +9,7 @@ import { attributes, type Attributes } from '../authorization/authorizer.ts';
 import { forbidden } from '../authorization/forbidden.ts';
 import { deleteRequestHeaders, headerNamesWithPrefix, headerValues } from '../authentication/headers.ts';
 import type { CompletedConfig } from '../server/config.ts';
+import { logImpersonatedUser } from '../audit/context.ts';
 
 export const impersonateUserHeader = 'Impersonate-User';
 export const impersonateUIDHeader = 'Impersonate-Uid';
@@ -83,10 +84,7 @@ export function buildImpersonationRequests(ctx: RequestContext): ImpersonationRe
   return reqs;
 }
 
-/** Called with the impersonated user when impersonation succeeds (the audit event records it). */
-export type ImpersonatedUserRecorder = (ctx: RequestContext, user: UserInfo) => void;
-
-export function withImpersonation(next: Handler, c: CompletedConfig, recordImpersonatedUser?: ImpersonatedUserRecorder): Handler {
+export function withImpersonation(next: Handler, c: CompletedConfig): Handler {
   const authz = c.authorization.authorizer;
   const logger = c.logger;
   return async (ctx) => {
@@ -165,7 +163,7 @@ export function withImpersonation(next: Handler, c: CompletedConfig, recordImper
     if (uid) newUser.uid = uid;
     logger.info(`${requestor.name} is impersonating ${username}`, undefined, 3);
     ctx.user = newUser;
-    recordImpersonatedUser?.(ctx, newUser);
+    logImpersonatedUser(ctx, newUser);
     deleteRequestHeaders(ctx, ['impersonate-user', 'impersonate-group', 'impersonate-uid'], ['impersonate-extra-']);
     return next(ctx);
   };
