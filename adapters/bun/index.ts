@@ -10,7 +10,9 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { EdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
+import { buildEdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
+import type { BuiltServer } from '../../src/server/build.ts';
+import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
 
 // The slice of Bun's API used here (the repo type-checks with Node's types).
@@ -49,13 +51,18 @@ export interface BunServeSettings extends EdgeSettings {
   http2?: boolean;
   /** Trust this RFC 9440 header (e.g. `Client-Cert`) from a proxy in front for client certificates. */
   clientCertHeader?: string;
+  /** Aborting starts the server's shutdown sequence (as SIGTERM does for the Node CLI). */
+  signal?: AbortSignal;
 }
 
 export interface BunServing {
-  server: EdgeServer;
+  server: GenericAPIServer;
+  built: BuiltServer;
   port: number;
   hostname: string;
-  /** Stops accepting, lets open requests finish, then runs the server's shutdown sequence. */
+  /** Resolves when the server's run (and its shutdown sequence) has finished; rejects on failure. */
+  finished: Promise<void>;
+  /** Starts the shutdown sequence (readyz fails, delay, stop accepting, drain) and waits for it. */
   shutdown(): Promise<void>;
 }
 
@@ -80,30 +87,106 @@ export function bunTransport(request: Request, bunServer: BunServer, tls: boolea
   return { request, transport };
 }
 
-/** Builds the server (rejecting on bad flags), then serves it with Bun.serve. */
+interface BunListenOptions {
+  port: number;
+  hostname: string;
+  cert?: string;
+  key?: string;
+  http2: boolean;
+  clientCertHeader?: string;
+}
+
+/**
+ * Bun.serve as the server's listener (ServingListener), so run() drives it exactly like the
+ * Node listener: shutdown stops accepting once NotAcceptingNewRequest fires (after
+ * --shutdown-delay-duration), waits for in-flight requests up to the shutdown timeout, then
+ * closes what is left.
+ */
+export class BunServingListener implements ServingListener {
+  private http?: BunServer;
+  private readonly opts: BunListenOptions;
+  private markStopped!: () => void;
+  readonly stoppedListening = new Promise<void>((r) => (this.markStopped = r));
+
+  constructor(opts: BunListenOptions) {
+    this.opts = opts;
+  }
+
+  get tls(): boolean {
+    return Boolean(this.opts.cert && this.opts.key);
+  }
+
+  get port(): number {
+    return this.http?.port ?? this.opts.port;
+  }
+
+  get hostname(): string {
+    return this.http?.hostname ?? this.opts.hostname;
+  }
+
+  async serve(handler: (request: Request, transport?: Transport) => Promise<Response>): Promise<void> {
+    const o = this.opts;
+    const tls = this.tls;
+    this.http = Bun.serve({
+      port: o.port,
+      hostname: o.hostname,
+      ...(tls ? { tls: { cert: o.cert!, key: o.key! }, http2: o.http2 } : {}),
+      fetch(req, bunServer) {
+        const { request, transport } = bunTransport(req, bunServer, tls, o.clientCertHeader);
+        return handler(request, transport);
+      },
+    });
+  }
+
+  async shutdown(timeoutMs: number): Promise<void> {
+    const http = this.http;
+    this.markStopped();
+    if (!http) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drained = http.stop(false).then(() => true);
+    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    const ok = await Promise.race([drained, timedOut]);
+    clearTimeout(timer);
+    if (!ok) await http.stop(true);
+  }
+}
+
+/** Builds the server (rejecting on bad flags), then runs it on Bun.serve until `signal` aborts. */
 export async function serve(settings: BunServeSettings = {}): Promise<BunServing> {
   const withFs = { ...settings, fileSystem: settings.fileSystem ?? bunFileSystem };
-  const server = new EdgeServer(withFs);
-  const listen = await listenSettings(await server.ready(), edgeFileSystem(withFs));
-  const cert = settings.cert ?? listen.cert;
-  const key = settings.key ?? listen.key;
-  const tls = Boolean(cert && key);
-  const http = Bun.serve({
+  const built = await buildEdgeServer(withFs);
+  const listen = await listenSettings(built, edgeFileSystem(withFs));
+  const listener = new BunServingListener({
     port: settings.port ?? listen.port,
     hostname: settings.hostname ?? listen.hostname,
-    ...(tls ? { tls: { cert: cert!, key: key! }, http2: settings.http2 ?? true } : {}),
-    fetch(req, bunServer) {
-      const { request, transport } = bunTransport(req, bunServer, tls, settings.clientCertHeader);
-      return server.fetch(request, transport);
+    cert: settings.cert ?? listen.cert,
+    key: settings.key ?? listen.key,
+    http2: settings.http2 ?? true,
+    clientCertHeader: settings.clientCertHeader,
+  });
+  const stop = new AbortController();
+  settings.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  let listening!: () => void;
+  const started = new Promise<void>((r) => (listening = r));
+  const finished = built.server.run({
+    signal: stop.signal,
+    listener: {
+      serve: (handler) => listener.serve(handler).then(listening),
+      shutdown: (ms) => listener.shutdown(ms),
+      stoppedListening: listener.stoppedListening,
     },
   });
+  // Resolves once listening; rejects if the listener could not start (address in use …).
+  await Promise.race([started, finished.then(() => Promise.reject(new Error('the server stopped before listening')))]);
   return {
-    server,
-    port: http.port,
-    hostname: http.hostname,
+    server: built.server,
+    built,
+    port: listener.port,
+    hostname: listener.hostname,
+    finished,
     shutdown: async () => {
-      await http.stop(false);
-      await server.stop();
+      stop.abort();
+      await finished;
     },
   };
 }

@@ -1,7 +1,8 @@
 // `bun adapters/bun/main.ts`: serves on Bun with the settings from the environment:
 // APISERVER_FLAGS (kube-apiserver flags, including --secure-port, --bind-address,
-// --tls-cert-file, --tls-private-key-file), APISERVER_FILES*, APISERVER_V,
-// APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port (platforms that assign one).
+// --tls-cert-file, --tls-private-key-file, --shutdown-delay-duration), APISERVER_FILES*,
+// APISERVER_V, APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port. SIGTERM/SIGINT start
+// the graceful shutdown; a second signal exits at once.
 
 import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/server/edge.ts';
 import { serve } from './index.ts';
@@ -11,20 +12,24 @@ declare const process: { on(signal: string, fn: () => void): void; exit(code: nu
 
 const env = Bun.env;
 try {
-  const serving = await serve({
-    ...settingsFromEnv(env),
-    port: env.PORT ? Number(env.PORT) : undefined,
-    clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
-  });
-  console.error(`Serving on ${serving.hostname}:${serving.port}`);
+  const stop = new AbortController();
   let stopping = false;
   const onSignal = () => {
     if (stopping) process.exit(1);
     stopping = true;
-    void serving.shutdown().then(() => process.exit(0));
+    stop.abort();
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  const serving = await serve({
+    ...settingsFromEnv(env),
+    port: env.PORT ? Number(env.PORT) : undefined,
+    clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
+    signal: stop.signal,
+  });
+  console.error(`Serving on ${serving.hostname}:${serving.port}`);
+  await serving.finished;
+  process.exit(0);
 } catch (err) {
   console.error(`Error: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

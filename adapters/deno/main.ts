@@ -2,6 +2,7 @@
 // settings from the environment: APISERVER_FLAGS (kube-apiserver flags, including --secure-port,
 // --bind-address, --tls-cert-file, --tls-private-key-file), APISERVER_FILES*, APISERVER_V,
 // APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port (platforms that assign one).
+// SIGTERM/SIGINT start the graceful shutdown (as the Node CLI); a second signal exits at once.
 
 import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/server/edge.ts';
 import { serve } from './mod.ts';
@@ -15,13 +16,6 @@ declare const Deno: {
 const env = Deno.env.toObject();
 try {
   const stop = new AbortController();
-  const serving = await serve({
-    ...settingsFromEnv(env),
-    port: env.PORT ? Number(env.PORT) : undefined,
-    clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
-    signal: stop.signal,
-    onListen: ({ hostname, port }) => console.error(`Serving on ${hostname}:${port}`),
-  });
   let stopping = false;
   const onSignal = () => {
     if (stopping) Deno.exit(1);
@@ -30,7 +24,15 @@ try {
   };
   Deno.addSignalListener('SIGTERM', onSignal);
   Deno.addSignalListener('SIGINT', onSignal);
+  const serving = await serve({
+    ...settingsFromEnv(env),
+    port: env.PORT ? Number(env.PORT) : undefined,
+    clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
+    signal: stop.signal,
+    onListen: ({ hostname, port }) => console.error(`Serving on ${hostname}:${port}`),
+  });
   await serving.finished;
+  Deno.exit(0);
 } catch (err) {
   console.error(`Error: ${err instanceof Error ? err.message : String(err)}`);
   Deno.exit(1);

@@ -10,7 +10,9 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { EdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
+import { buildEdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
+import type { BuiltServer } from '../../src/server/build.ts';
+import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
 
 // The slice of the Deno namespace used here (the repo type-checks with Node's types).
@@ -46,17 +48,18 @@ export interface DenoServeOptions extends EdgeSettings {
   key?: string;
   /** Trust this RFC 9440 header (e.g. `Client-Cert`) from a proxy in front for client certificates. */
   clientCertHeader?: string;
-  /** Aborting stops accepting and starts the server's shutdown sequence. */
+  /** Aborting starts the server's shutdown sequence (as SIGTERM does for the Node CLI). */
   signal?: AbortSignal;
   onListen?: (addr: { hostname: string; port: number }) => void;
 }
 
 export interface DenoServing {
-  server: EdgeServer;
+  server: GenericAPIServer;
+  built: BuiltServer;
   addr: { hostname: string; port: number };
-  /** Resolves when the listener has closed. */
+  /** Resolves when the server's run (and its shutdown sequence) has finished; rejects on failure. */
   finished: Promise<void>;
-  /** Stops accepting, lets open requests finish, then runs the server's shutdown sequence. */
+  /** Starts the shutdown sequence (readyz fails, delay, stop accepting, drain) and waits for it. */
   shutdown(): Promise<void>;
 }
 
@@ -92,33 +95,106 @@ export function denoTransport(request: Request, info: DenoServeInfo, tls: boolea
   return { request, transport };
 }
 
-/** Builds the server (rejecting on bad flags), then serves it with Deno.serve. */
+/**
+ * Deno.serve as the server's listener (ServingListener), so run() drives it exactly like the
+ * Node listener: shutdown closes the listener once NotAcceptingNewRequest fires (after
+ * --shutdown-delay-duration) and waits for in-flight requests up to the shutdown timeout.
+ */
+export class DenoServingListener implements ServingListener {
+  private http?: DenoHttpServer;
+  private readonly opts: DenoListenOptions;
+  private markStopped!: () => void;
+  readonly stoppedListening = new Promise<void>((r) => (this.markStopped = r));
+  private markListening!: () => void;
+  private failListening!: (err: unknown) => void;
+  /** Resolves once the port is bound; rejects if binding failed. */
+  readonly listening = new Promise<void>((resolve, reject) => {
+    this.markListening = resolve;
+    this.failListening = reject;
+  });
+  addr?: { hostname: string; port: number };
+
+  constructor(opts: DenoListenOptions) {
+    this.opts = opts;
+  }
+
+  get tls(): boolean {
+    return Boolean(this.opts.cert && this.opts.key);
+  }
+
+  serve(handler: (request: Request, transport?: Transport) => Promise<Response>): Promise<void> {
+    const o = this.opts;
+    return new Promise<void>((resolve, reject) => {
+      try {
+        this.http = Deno.serve(
+          {
+            port: o.port,
+            hostname: o.hostname,
+            ...(this.tls ? { cert: o.cert, key: o.key } : {}),
+            onListen: (addr) => {
+              this.addr = addr;
+              o.onListen?.(addr);
+              this.markListening();
+              resolve();
+            },
+          },
+          (req, info) => {
+            const { request, transport } = denoTransport(req, info, this.tls, o.clientCertHeader);
+            return handler(request, transport);
+          },
+        );
+      } catch (err) {
+        this.failListening(err);
+        reject(err);
+      }
+    });
+  }
+
+  async shutdown(timeoutMs: number): Promise<void> {
+    if (!this.http) return this.markStopped();
+    const drained = this.http.shutdown();
+    this.markStopped();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([drained, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+}
+
+interface DenoListenOptions {
+  port: number;
+  hostname: string;
+  cert?: string;
+  key?: string;
+  clientCertHeader?: string;
+  onListen?: (addr: { hostname: string; port: number }) => void;
+}
+
+/** Builds the server (rejecting on bad flags), then runs it on Deno.serve until `signal` aborts. */
 export async function serve(options: DenoServeOptions = {}): Promise<DenoServing> {
   const settings = { ...options, fileSystem: options.fileSystem ?? denoFileSystem };
-  const server = new EdgeServer(settings);
-  const listen = await listenSettings(await server.ready(), edgeFileSystem(settings));
-  const cert = options.cert ?? listen.cert;
-  const key = options.key ?? listen.key;
-  const tls = Boolean(cert && key);
+  const built = await buildEdgeServer(settings);
+  const listen = await listenSettings(built, edgeFileSystem(settings));
+  const listener = new DenoServingListener({
+    port: options.port ?? listen.port,
+    hostname: options.hostname ?? listen.hostname,
+    cert: options.cert ?? listen.cert,
+    key: options.key ?? listen.key,
+    clientCertHeader: options.clientCertHeader,
+    onListen: options.onListen ?? (() => {}),
+  });
   const stop = new AbortController();
   options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const http = Deno.serve(
-    {
-      port: options.port ?? listen.port,
-      hostname: options.hostname ?? listen.hostname,
-      ...(tls ? { cert, key } : {}),
-      signal: stop.signal,
-      onListen: options.onListen ?? (() => {}),
+  const finished = built.server.run({ signal: stop.signal, listener });
+  // Resolves once listening; rejects if the listener could not start (address in use …).
+  await Promise.race([listener.listening, finished.then(() => Promise.reject(new Error('the server stopped before listening')))]);
+  return {
+    server: built.server,
+    built,
+    addr: listener.addr!,
+    finished,
+    shutdown: async () => {
+      stop.abort();
+      await finished;
     },
-    (req, info) => {
-      const { request, transport } = denoTransport(req, info, tls, options.clientCertHeader);
-      return server.fetch(request, transport);
-    },
-  );
-  const finished = http.finished.then(() => server.stop());
-  const shutdown = async () => {
-    stop.abort();
-    await finished;
   };
-  return { server, addr: http.addr, finished, shutdown };
 }

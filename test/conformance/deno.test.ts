@@ -4,10 +4,11 @@
 import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
 import assert from 'node:assert/strict';
-import { BIN, h2Get, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
+import { BIN, checkGracefulShutdown, h2Get, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
 
 let proc: Spawned | undefined;
 let close = () => {};
+let sender: ReturnType<typeof httpSender> | undefined;
 let base = '';
 let ca = '';
 registerConformance('Deno (Deno.serve, TLS)', {
@@ -21,6 +22,7 @@ registerConformance('Deno (Deno.serve, TLS)', {
     base = `https://127.0.0.1:${proc.match[1]}`;
     ca = cert;
     const s = httpSender(base, cert);
+    sender = s;
     close = s.close;
     return s.send;
   },
@@ -34,6 +36,9 @@ registerConformance('Deno (Deno.serve, TLS)', {
       assert.equal(r.alpn, 'h2');
       assert.equal(r.status, 200);
       assert.equal(r.body, 'ok');
+    },
+    'SIGTERM: readyz fails during --shutdown-delay-duration, then a clean exit': async () => {
+      await checkGracefulShutdown(proc!, sender!.send);
     },
   },
 }, [

@@ -3,6 +3,7 @@
 // workerd must die together: runtimes reference §0.8), and a throwaway TLS certificate.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -169,4 +170,24 @@ export function h2Get(base: string, ca: string, path: string): Promise<{ alpn: s
     });
     req.end();
   });
+}
+
+/**
+ * After SIGTERM the server keeps serving for --shutdown-delay-duration with /readyz failing
+ * (upstream §3.4), then stops accepting, drains and exits 0 after printing SHUTDOWN COMPLETE.
+ */
+export async function checkGracefulShutdown(proc: Spawned, send: (req: CaseRequest) => Promise<CaseResponse>): Promise<void> {
+  const exited = new Promise<number | null>((r) => {
+    if (proc.child.exitCode !== null) r(proc.child.exitCode);
+    else proc.child.once('exit', (code) => r(code));
+  });
+  process.kill(proc.child.pid!, 'SIGTERM');
+  await new Promise((r) => setTimeout(r, 150));
+  const ready = await send({ path: '/readyz?verbose' });
+  assert.equal(ready.status, 500);
+  assert.match(ready.body, /\[-\]shutdown failed: reason withheld\n/);
+  const health = await send({ path: '/healthz' });
+  assert.equal(health.status, 200);
+  assert.equal(await exited, 0, proc.output());
+  assert.match(proc.output(), /SHUTDOWN COMPLETE/);
 }

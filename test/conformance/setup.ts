@@ -65,3 +65,6 @@ export function tlsFromFlags(cert: string, key: string): Pick<EdgeSettings, 'fla
     files: { ...CONFORMANCE_FILES, '/conformance/tls.crt': cert, '/conformance/tls.key': key },
   };
 }
+
+/** Deno/Bun runners check the upstream shutdown sequence on SIGTERM with this delay. */
+export const SHUTDOWN_FLAGS = '--shutdown-delay-duration=1s';
