@@ -12,6 +12,7 @@ import { AuditOptions } from './audit.ts';
 import type { AuditLogOpener } from '../../audit/log.ts';
 import type { WebhookFetchFactory } from '../../audit/webhook.ts';
 import { FeatureOptions } from './features.ts';
+import { AuthenticationOptions } from './authentication.ts';
 import { ServerRunOptions } from './run.ts';
 
 /** What ApplyTo may use besides the Config. */
@@ -43,7 +44,7 @@ export function aggregateErrors(errors: string[]): string {
 
 /** The groups, in kube-apiserver's help order. Each issue adds its group here. */
 export function newServerOptionGroups(): OptionsGroup[] {
-  return [new ServerRunOptions(), new SecureServingOptions(), new AuditOptions(), new FeatureOptions(), new LogsOptions()];
+  return [new ServerRunOptions(), new SecureServingOptions(), new AuditOptions(), new FeatureOptions(), new AuthenticationOptions(), new LogsOptions()];
 }
 
 export class ServerOptions {
