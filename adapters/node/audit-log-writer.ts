@@ -83,7 +83,9 @@ export class AuditLogFile implements AuditWriter {
     try {
       await fsp.mkdir(path.dirname(this.filename), { recursive: true, mode: 0o700 });
     } catch (err) {
-      throw new Error(`ensureLogFile: ${goError('mkdir', path.dirname(this.filename), err).message}`);
+      // Go's MkdirAll reports an existing non-directory as ENOTDIR.
+      const e = (err as NodeJS.ErrnoException).code === 'EEXIST' ? Object.assign(new Error(), { code: 'ENOTDIR' }) : err;
+      throw new Error(`ensureLogFile: ${goError('mkdir', path.dirname(this.filename), e).message}`);
     }
     try {
       const h = await fsp.open(this.filename, 'a+', 0o600);
