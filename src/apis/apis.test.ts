@@ -7,19 +7,20 @@ import { discardLogger } from '../util/logger.ts';
 import { MemoryFileSystem } from '../server/options/filesystem.ts';
 import { ServerOptions } from '../server/options/options.ts';
 import { AuthorizationOptions } from '../server/options/authorization.ts';
-import type { RequestAuthenticator } from '../authentication/authenticator.ts';
+import type { AuthenticatorResponse, RequestAuthenticator } from '../authentication/authenticator.ts';
 import { decodeMessage, encodeEnvelope, encodeMessage, decodeEnvelope, objectMetaSchema } from './protobuf.ts';
 import { installAPIGroup } from '../server/routes/discovery.ts';
 
 // Bearer <name> → that user; `root` is in system:masters; no header → anonymous.
 const testAuthenticator: RequestAuthenticator = {
-  async authenticateRequest(ctx) {
+  async authenticateRequest(ctx): Promise<AuthenticatorResponse | null> {
     const h = ctx.request.headers.get('authorization');
     if (!h) return { user: { name: 'system:anonymous', groups: ['system:unauthenticated'] } };
     const name = h.slice('Bearer '.length);
     if (name === 'bad') throw new Error('invalid bearer token');
     const groups = name === 'root' ? ['system:masters', 'system:authenticated'] : ['system:authenticated'];
-    return { user: { name, uid: `uid-${name}`, groups, extra: name === 'alice' ? { scopes: ['a'] } : {} } };
+    const extra: Record<string, string[]> = name === 'alice' ? { scopes: ['a'] } : {};
+    return { user: { name, uid: `uid-${name}`, groups, extra } };
   },
 };
 
@@ -57,7 +58,7 @@ async function call(path: string, init: RequestInit & { token?: string } = {}) {
 }
 
 const post = (path: string, body: string | Uint8Array, token: string, contentType = 'application/json', query = '') =>
-  call(path + query, { method: 'POST', body, token, headers: { 'content-type': contentType } });
+  call(path + query, { method: 'POST', body: body as BodyInit, token, headers: { 'content-type': contentType } });
 
 const aggAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
