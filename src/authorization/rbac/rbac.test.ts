@@ -4,7 +4,7 @@ import { attributes, type Attributes } from '../authorizer.ts';
 import { RBACAuthorizer, ruleAllows } from './authorizer.ts';
 import { parseManifests, ManifestError, type PolicyRule } from './policy.ts';
 import { ManifestLoader, readManifests } from './loader.ts';
-import { MemoryFileSystem, type FileSystem } from '../../server/options/filesystem.ts';
+import type { FileSystem } from '../../server/options/filesystem.ts';
 import { discardLogger } from '../../util/logger.ts';
 
 const res = (verb: string, resource: string, extra: Partial<Attributes> = {}): Attributes =>
@@ -195,21 +195,20 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}
   assert.equal(objs[0]!.metadata.name, 'j');
 });
 
-class WatchableFS extends MemoryFileSystem implements FileSystem {
-  files: Record<string, string>;
+class WatchableFS implements FileSystem {
+  texts: Record<string, string>;
   listeners = new Map<string, () => void>();
   constructor(files: Record<string, string>) {
-    super();
-    this.files = files;
+    this.texts = files;
   }
-  override async readFile(path: string): Promise<Uint8Array> {
-    const v = this.files[path];
+  async readFile(path: string): Promise<Uint8Array> {
+    const v = this.texts[path];
     if (v === undefined) throw new Error(`open ${path}: no such file or directory`);
     return new TextEncoder().encode(v);
   }
-  override async readDir(path: string): Promise<string[] | undefined> {
+  async readDir(path: string): Promise<string[] | undefined> {
     const prefix = path + '/';
-    const names = Object.keys(this.files).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+    const names = Object.keys(this.texts).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
     return names.length ? names : undefined;
   }
   watch(path: string, onChange: () => void): () => void {
@@ -217,7 +216,7 @@ class WatchableFS extends MemoryFileSystem implements FileSystem {
     return () => this.listeners.delete(path);
   }
   change(path: string, text: string): void {
-    this.files[path] = text;
+    this.texts[path] = text;
     for (const [p, l] of this.listeners) if (path.startsWith(p)) l();
   }
 }
