@@ -1,5 +1,6 @@
 // Conformance target: Bun (Bun.serve over TLS), one process for the file. Bun comes from npm.
-import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { X509_USER, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
 import assert from 'node:assert/strict';
 import { BIN, checkGracefulShutdown, h2Get, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
@@ -40,10 +41,14 @@ registerConformance('Bun (Bun.serve, TLS)', {
     },
   },
 }, [
-  transportCase('client IP and forwarded client certificate', { [CLIENT_CERT_HEADER]: fakeCertHeader('bun-cert') }, {
+  transportCase('x509: the client certificate from the trusted header authenticates', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
+      user: X509_USER,
+      peerCertificates: 1,
+      forwardedHeaderSeen: null,
+    }),
+    transportCase('client IP, no certificate without the header', {}, {
     remoteAddress: '127.0.0.1',
-    peerCertificates: ['bun-cert'],
-    forwardedHeaderSeen: null,
+    peerCertificates: 0,
     waitUntil: false,
   }),
 ]);

@@ -199,6 +199,28 @@ export const cases: ConformanceCase[] = [
     request: { path: '/healthz', headers: { Origin: 'https://evil.example.com' } },
     expect: { status: 200, headers: { 'access-control-allow-origin': null }, body: 'ok' },
   },
+  {
+    name: 'an unknown bearer token → 401 Status (even with anonymous auth on)',
+    request: { path: '/api/v1/namespaces/default/pods', headers: { Authorization: 'Bearer not-a-known-token' } },
+    expect: {
+      status: 401,
+      headers: { 'content-type': 'application/json', 'x-content-type-options': null, 'www-authenticate': null, 'audit-id': uuid },
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
+    },
+  },
+  {
+    name: 'a token-file user is authenticated (groups + system:authenticated)',
+    request: { path: '/conformance/transport', headers: { Authorization: 'Bearer conformance-alice-token' } },
+    expect: {
+      status: 200,
+      json: (v) => assert.deepEqual(v.user, { name: 'alice', uid: 'uid-alice', groups: ['devs', 'readers', 'system:authenticated'] }),
+    },
+  },
+  {
+    name: 'no credentials → system:anonymous',
+    request: { path: '/conformance/transport' },
+    expect: { status: 200, json: (v) => assert.deepEqual(v.user, { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] }) },
+  },
 ];
 
 /** Checks one response against a case's expectation. */
@@ -272,7 +294,6 @@ export function transportCase(name: string, headers: Record<string, string>, wan
   };
 }
 
-/** An RFC 9440 header value carrying these bytes as the "certificate" (the echo route shows them as text). */
-export function fakeCertHeader(text: string): string {
-  return `:${btoa(text)}:`;
-}
+
+/** The x509 user of the fixture client certificate (CN=carol, O=x509-group). */
+export const X509_USER = { name: 'carol', uid: '', groups: ['x509-group', 'system:authenticated'] };

@@ -1,7 +1,8 @@
 // Conformance target: Deno (Deno.serve over TLS), one process for the file. Deno comes from npm;
 // --node-modules-dir=manual reuses npm's tree (runtimes reference §0.9), --no-lock leaves no
 // deno.lock behind.
-import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { X509_USER, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
 import assert from 'node:assert/strict';
 import { BIN, checkGracefulShutdown, h2Get, httpSender, selfSignedServingCert, spawnUntil, type Spawned } from './harness.ts';
@@ -42,10 +43,14 @@ registerConformance('Deno (Deno.serve, TLS)', {
     },
   },
 }, [
-  transportCase('client IP and forwarded client certificate', { [CLIENT_CERT_HEADER]: fakeCertHeader('deno-cert') }, {
+  transportCase('x509: the client certificate from the trusted header authenticates', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
+      user: X509_USER,
+      peerCertificates: 1,
+      forwardedHeaderSeen: null,
+    }),
+    transportCase('client IP, no certificate without the header', {}, {
     remoteAddress: '127.0.0.1',
-    peerCertificates: ['deno-cert'],
-    forwardedHeaderSeen: null,
+    peerCertificates: 0,
     waitUntil: false,
   }),
 ]);

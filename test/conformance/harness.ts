@@ -15,10 +15,14 @@ export const REPO_ROOT = new URL('../../', import.meta.url).pathname;
 export const BIN = REPO_ROOT + 'node_modules/.bin/';
 
 /** Sends cases over HTTP/1.1 (TLS when `ca` is given) to `base` (`https://127.0.0.1:PORT`). */
-export function httpSender(base: string, ca?: string): { send: (req: CaseRequest) => Promise<CaseResponse>; close: () => void } {
+export function httpSender(
+  base: string,
+  ca?: string,
+  client?: { cert: string; key: string },
+): { send: (req: CaseRequest) => Promise<CaseResponse>; close: () => void } {
   const url = new URL(base);
   const secure = url.protocol === 'https:';
-  const agent = secure ? new https.Agent({ keepAlive: true, ca }) : new http.Agent({ keepAlive: true });
+  const agent = secure ? new https.Agent({ keepAlive: true, ca, ...client }) : new http.Agent({ keepAlive: true });
   const send = (req: CaseRequest) =>
     new Promise<CaseResponse>((resolve, reject) => {
       const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...req.headers };

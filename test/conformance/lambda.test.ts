@@ -3,7 +3,8 @@
 // handler is called as the Lambda runtime would, and the result is turned back into a response.
 import { createHandler } from '../../adapters/lambda/index.ts';
 import { CLIENT_CERT_HEADER, conformanceSettings } from './setup.ts';
-import { USER_AGENT, fakeCertHeader, registerConformance, transportCase, type CaseRequest, type CaseResponse } from './cases.ts';
+import { USER_AGENT, X509_USER, registerConformance, transportCase, type CaseRequest, type CaseResponse } from './cases.ts';
+import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 
 const handler = createHandler({ ...conformanceSettings(), clientCertHeader: CLIENT_CERT_HEADER });
 
@@ -119,11 +120,15 @@ for (const kind of ['apigw-v1', 'apigw-v2', 'function-url', 'alb'] as const) {
       },
     },
     [
-      transportCase('source IP, protocol, forwarded client certificate', { [CLIENT_CERT_HEADER]: fakeCertHeader('lambda-cert') }, {
+      transportCase('x509: the client certificate from the trusted header authenticates', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
+      user: X509_USER,
+      peerCertificates: 1,
+      forwardedHeaderSeen: null,
+    }),
+    transportCase('source IP and protocol from the event', {}, {
         remoteAddress: '203.0.113.9',
         protocol: kind === 'alb' ? null : 'http/1.1',
-        peerCertificates: ['lambda-cert'],
-        forwardedHeaderSeen: null,
+        peerCertificates: 0,
       }),
     ],
   );

@@ -6,7 +6,9 @@ import { NodeFileSystem } from '../../adapters/node/fs.ts';
 import { buildServerFromFlags } from '../../src/server/build.ts';
 import { LayeredFileSystem } from '../../src/server/edge.ts';
 import { splitArgs } from '../../src/server/options/args.ts';
-import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { X509_USER, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_PEM, CLIENT_CERT_RFC9440, CLIENT_KEY_PEM } from './fixtures.ts';
+import { StaticCAContent } from '../../src/server/dynamiccertificates/content.ts';
 import { CLIENT_CERT_HEADER, conformanceSettings, tlsFromFlags } from './setup.ts';
 import { h2Get, httpSender, selfSignedServingCert } from './harness.ts';
 
@@ -27,7 +29,13 @@ registerConformance(
         configure: settings.configure,
         servesTLS: true,
       });
-      const listener = new NodeServingListener(built.config.secureServing!, { port: 0, logger: settings.logger });
+      // As the CLI does: client certificates are requested when --client-ca-file is set.
+      const clientCA = built.config.authentication.clientCA;
+      const listener = new NodeServingListener(built.config.secureServing!, {
+        port: 0,
+        logger: settings.logger,
+        clientCA: clientCA ? new StaticCAContent('client-ca', clientCA) : undefined,
+      });
       await listener.listen();
       running = built.server.run({ signal: stop.signal, listener });
       base = `https://127.0.0.1:${listener.address().port}`;
@@ -42,6 +50,18 @@ registerConformance(
       await running;
     },
     checks: {
+      'x509: a client certificate in the TLS handshake authenticates': async () => {
+        const withCert = httpSender(base, ca, { cert: CLIENT_CERT_PEM, key: CLIENT_KEY_PEM });
+        try {
+          const r = await withCert.send({ path: '/conformance/transport' });
+          assert.equal(r.status, 200);
+          const v = JSON.parse(r.body);
+          assert.deepEqual(v.user, X509_USER);
+          assert.ok(v.peerCertificates >= 1);
+        } finally {
+          withCert.close();
+        }
+      },
       'HTTP/2 by ALPN': async () => {
         const r = await h2Get(base, ca, '/healthz');
         assert.equal(r.alpn, 'h2');
@@ -51,11 +71,15 @@ registerConformance(
     },
   },
   [
-    transportCase('client IP; a forwarded certificate header is not trusted', { [CLIENT_CERT_HEADER]: fakeCertHeader('node-cert') }, {
+    transportCase('client IP and protocol from the socket', {}, {
       remoteAddress: '127.0.0.1',
       protocol: 'http/1.1',
-      peerCertificates: [],
-      forwardedHeaderSeen: fakeCertHeader('node-cert'),
+      peerCertificates: 0,
+    }),
+    transportCase('x509: a certificate header is not trusted by the Node listener', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
+      user: { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] },
+      peerCertificates: 0,
+      forwardedHeaderSeen: CLIENT_CERT_RFC9440,
     }),
   ],
 );

@@ -5,11 +5,12 @@
 import type { EdgeSettings } from '../../src/server/edge.ts';
 import type { Config } from '../../src/server/config.ts';
 import { discardLogger } from '../../src/util/logger.ts';
+import { CLIENT_CA_PEM } from './fixtures.ts';
 
 /** Path of a route that throws (registered only here, never in production code). */
 export const PANIC_PATH = '/conformance/panic';
 
-/** Echoes what the adapter put in the Transport (for the per-target transport cases). */
+/** Echoes what the adapter put in the Transport and who the chain authenticated. */
 export const TRANSPORT_PATH = '/conformance/transport';
 
 /** Header the conformance adapters trust for RFC 9440 client certificates. */
@@ -18,13 +19,22 @@ export const CLIENT_CERT_HEADER = 'X-Conformance-Client-Cert';
 /** kube-apiserver flags of the conformance server (features join as they land in main). */
 export const CONFORMANCE_FLAGS = [
   "'--cors-allowed-origins=^https://allowed\\.example\\.com$'",
+  '--token-auth-file=/etc/kubernetes/conformance/tokens.csv',
+  '--client-ca-file=/etc/kubernetes/conformance/client-ca.crt',
 ].join(' ');
+
+/** Bearer tokens of the token file. */
+export const ALICE_TOKEN = 'conformance-alice-token';
+export const BOB_TOKEN = 'conformance-bob-token';
 
 /** The Origin the CORS flag allows. */
 export const ALLOWED_ORIGIN = 'https://allowed.example.com';
 
 /** Files the flags name. */
-export const CONFORMANCE_FILES: Record<string, string> = {};
+export const CONFORMANCE_FILES: Record<string, string> = {
+  '/etc/kubernetes/conformance/tokens.csv': `${ALICE_TOKEN},alice,uid-alice,"devs,readers"\n${BOB_TOKEN},bob,uid-bob\n`,
+  '/etc/kubernetes/conformance/client-ca.crt': CLIENT_CA_PEM,
+};
 
 export function conformanceConfigure(config: Config): void {
   config.routeInstallers.push((server) => {
@@ -37,9 +47,10 @@ export function conformanceConfigure(config: Config): void {
         remoteAddress: t.remoteAddress ?? null,
         protocol: t.protocol ?? null,
         tlsVersion: t.tlsVersion ?? null,
-        peerCertificates: (t.peerCertificates ?? []).map((c) => new TextDecoder().decode(c)),
+        peerCertificates: (t.peerCertificates ?? []).length,
         forwardedHeaderSeen: ctx.request.headers.get(CLIENT_CERT_HEADER),
         waitUntil: typeof t.waitUntil === 'function',
+        user: ctx.user ? { name: ctx.user.name, uid: ctx.user.uid ?? '', groups: ctx.user.groups ?? [] } : null,
       });
     });
   });

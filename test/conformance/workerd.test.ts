@@ -1,6 +1,7 @@
 // Conformance target: local workerd through `wrangler dev` (test/conformance/wrangler.toml),
 // started once for the file. wrangler needs Node >= 22.12: node_modules/.bin comes first on PATH.
-import { fakeCertHeader, registerConformance, transportCase } from './cases.ts';
+import { X509_USER, registerConformance, transportCase } from './cases.ts';
+import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
 import { BIN, REPO_ROOT, httpSender, spawnUntil, type Spawned } from './harness.ts';
 
@@ -27,9 +28,13 @@ registerConformance('workerd (wrangler dev)', {
     await proc?.stop();
   },
 }, [
-  transportCase('forwarded client certificate, waitUntil', { [CLIENT_CERT_HEADER]: fakeCertHeader('workerd-cert') }, {
-    peerCertificates: ['workerd-cert'],
-    forwardedHeaderSeen: null,
+  transportCase('x509: the client certificate from the trusted header authenticates', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
+      user: X509_USER,
+      peerCertificates: 1,
+      forwardedHeaderSeen: null,
+    }),
+    transportCase('waitUntil from the execution context, no certificate without the header', {}, {
+    peerCertificates: 0,
     waitUntil: true,
   }),
 ]);
