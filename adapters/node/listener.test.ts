@@ -1,0 +1,374 @@
+// NodeServingListener on real sockets: ALPN, TLS versions, SNI, client certificates, server
+// limits, certificate reload, HTTP/2 header hygiene and graceful shutdown.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
+import { NodeFileSystem } from './fs.ts';
+import { SecureServingOptions } from '../../src/server/options/serving.ts';
+import { newConfig } from '../../src/server/config.ts';
+import { discardLogger } from '../../src/util/logger.ts';
+import { generateSelfSignedCertKey } from '../../src/server/dynamiccertificates/generate.ts';
+import { StaticCAContent } from '../../src/server/dynamiccertificates/content.ts';
+import * as x509 from '../../src/server/dynamiccertificates/x509.ts';
+import { encodePEM } from '../../src/server/dynamiccertificates/pem.ts';
+import type { Transport } from '../../src/endpoints/request/context.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-listener-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+type Handler = (request: Request, transport?: Transport) => Promise<Response>;
+
+const echo: Handler = async (request, t) =>
+  Response.json({
+    path: new URL(request.url).pathname,
+    protocol: t?.protocol,
+    tlsVersion: t?.tlsVersion,
+    remoteAddress: t?.remoteAddress,
+    peerCertificates: t?.peerCertificates?.length ?? 0,
+  });
+
+async function start(
+  args: Partial<SecureServingOptions> = {},
+  handler: Handler = echo,
+  listenerOpts: NodeServingListenerOptions = {},
+): Promise<NodeServingListener> {
+  const o = new SecureServingOptions();
+  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: '', ...args });
+  const config = newConfig({ logger: discardLogger });
+  await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
+  const l = new NodeServingListener(config.secureServing!, { port: 0, logger: discardLogger, ...listenerOpts });
+  await l.serve(handler);
+  return l;
+}
+
+function port(l: NodeServingListener): number {
+  return l.address().port;
+}
+
+/** A TLS handshake; resolves with the socket (caller ends it). */
+function handshake(p: number, opts: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const s = tls.connect({ host: '127.0.0.1', port: p, rejectUnauthorized: false, ...opts }, () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+function h1Get(p: number, path: string, headers: Record<string, string> = {}, extra: https.RequestOptions = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port: p, path, headers, rejectUnauthorized: false, agent: false, ...extra }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function h2Get(session: http2.ClientHttp2Session, path: string): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = session.request({ ':path': path });
+    let headers: http2.IncomingHttpHeaders = {};
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('response', (h) => (headers = h));
+    req.on('data', (c) => (body += c));
+    req.on('end', () => resolve({ status: Number(headers[':status']), body, headers }));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function h2Connect(p: number, opts: http2.SecureClientSessionOptions = {}): http2.ClientHttp2Session {
+  const s = http2.connect(`https://127.0.0.1:${p}`, { rejectUnauthorized: false, ...opts });
+  s.on('error', () => {});
+  return s;
+}
+
+test('h2 and http/1.1 are negotiated by ALPN on one port; the transport carries protocol, TLS version, address', async () => {
+  const l = await start();
+  try {
+    const s = h2Connect(port(l));
+    const r2 = await h2Get(s, '/a');
+    s.close();
+    assert.equal(r2.status, 200);
+    const j2 = JSON.parse(r2.body);
+    assert.equal(j2.protocol, 'h2');
+    assert.equal(j2.tlsVersion, 'TLSv1.3');
+    assert.equal(j2.remoteAddress, '127.0.0.1');
+    const r1 = await h1Get(port(l), '/b');
+    assert.equal(JSON.parse(r1.body).protocol, 'http/1.1');
+    const sock = await handshake(port(l), { ALPNProtocols: ['h2', 'http/1.1'] });
+    assert.equal(sock.alpnProtocol, 'h2');
+    sock.end();
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('--disable-http2-serving negotiates http/1.1 only', async () => {
+  const l = await start({ disableHTTP2: true });
+  try {
+    const sock = await handshake(port(l), { ALPNProtocols: ['h2', 'http/1.1'] });
+    assert.equal(sock.alpnProtocol, 'http/1.1');
+    sock.end();
+    assert.equal((await h1Get(port(l), '/')).status, 200);
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('TLS 1.1 is refused by default, TLS 1.2 accepted; --tls-min-version VersionTLS13 refuses 1.2', async () => {
+  const l = await start();
+  try {
+    await assert.rejects(handshake(port(l), { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' }));
+    const s = await handshake(port(l), { maxVersion: 'TLSv1.2' });
+    assert.equal(s.getProtocol(), 'TLSv1.2');
+    s.end();
+  } finally {
+    await l.shutdown(1000);
+  }
+  const l13 = await start({ minTLSVersion: 'VersionTLS13' });
+  try {
+    await assert.rejects(handshake(port(l13), { maxVersion: 'TLSv1.2' }));
+    (await handshake(port(l13))).end();
+  } finally {
+    await l13.shutdown(1000);
+  }
+});
+
+function sanDNS(sock: tls.TLSSocket): string {
+  return sock.getPeerCertificate().subjectaltname ?? '';
+}
+
+test('SNI: loopback name gets the loopback certificate even when a user SNI certificate claims it; names and wildcards; default without SNI', async () => {
+  const user = await generateSelfSignedCertKey({ host: 'user.example.com', alternateDNS: ['*.wild.example.com'] });
+  writeFileSync(join(dir, 'user.crt'), user.cert);
+  writeFileSync(join(dir, 'user.key'), user.key);
+  const claim = await generateSelfSignedCertKey({ host: 'claimer.example.com' });
+  writeFileSync(join(dir, 'claim.crt'), claim.cert);
+  writeFileSync(join(dir, 'claim.key'), claim.key);
+  const l = await start({
+    sniCertKeys: [
+      { certFile: join(dir, 'user.crt'), keyFile: join(dir, 'user.key'), names: [] },
+      { certFile: join(dir, 'claim.crt'), keyFile: join(dir, 'claim.key'), names: ['apiserver-loopback-client'] },
+    ],
+  });
+  try {
+    const lb = await handshake(port(l), { servername: 'apiserver-loopback-client' });
+    assert.equal(sanDNS(lb), 'DNS:apiserver-loopback-client');
+    lb.end();
+    const u = await handshake(port(l), { servername: 'user.example.com' });
+    assert.match(sanDNS(u), /DNS:user\.example\.com/);
+    u.end();
+    const w = await handshake(port(l), { servername: 'x.wild.example.com' });
+    assert.match(sanDNS(w), /DNS:user\.example\.com/);
+    w.end();
+    const d = await handshake(port(l));
+    assert.match(sanDNS(d), /^DNS:kubernetes\.default\.svc,.*IP Address:127\.0\.0\.1/);
+    d.end();
+    const other = await handshake(port(l), { servername: 'nothing.test' });
+    assert.match(sanDNS(other), /^DNS:kubernetes\.default\.svc/);
+    other.end();
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+async function clientCertAndCA(): Promise<{ caPEM: string; cert: string; key: string }> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const caKeys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=client-ca',
+    keys: caKeys,
+    signingAlgorithm: alg,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+  });
+  const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.create({
+    subject: 'CN=alice, O=system:masters',
+    issuer: ca.subject,
+    publicKey: keys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: alg,
+    extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])],
+  });
+  const key = encodePEM('PRIVATE KEY', new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer));
+  return { caPEM: ca.toString('pem'), cert: cert.toString('pem'), key };
+}
+
+test('client CA: certificates are requested, not required; the chain reaches the handler as DER', async () => {
+  const c = await clientCertAndCA();
+  let seen: Uint8Array[] = [];
+  const l = await start({}, async (_r, t) => {
+    seen = t!.peerCertificates!;
+    return new Response('ok');
+  }, { clientCA: new StaticCAContent('client-ca', c.caPEM) });
+  try {
+    assert.equal((await h1Get(port(l), '/')).status, 200);
+    assert.equal(seen.length, 0);
+    const s = h2Connect(port(l), { cert: c.cert, key: c.key });
+    assert.equal((await h2Get(s, '/')).status, 200);
+    s.close();
+    assert.ok(seen.length >= 1);
+    assert.equal(new x509.X509Certificate(seen[0]! as Uint8Array<ArrayBuffer>).subject, 'CN=alice, O=system:masters');
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+/** Sends a raw HTTP/1.1 request over TLS and returns what came back before the close. */
+async function rawH1(p: number, request: string): Promise<string> {
+  const s = await handshake(p, { ALPNProtocols: ['http/1.1'] });
+  let out = '';
+  s.setEncoding('utf8');
+  s.on('data', (d) => (out += d));
+  s.on('error', () => {}); // the server may close while we are still writing
+  s.write(request);
+  await new Promise<void>((resolve) => s.once('close', () => resolve()));
+  return out;
+}
+
+test('request headers: 1 MiB allowed on HTTP/1.1, beyond → 431', async () => {
+  const l = await start();
+  try {
+    assert.equal((await h1Get(port(l), '/', { 'x-big': 'a'.repeat(512 * 1024) })).status, 200);
+    const big = await rawH1(port(l), `GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${'a'.repeat(1100 * 1024)}\r\n\r\n`);
+    assert.match(big, /^HTTP\/1\.1 431 /);
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('a client stalled mid-headers is cut off after the header timeout; garbage handshakes do not hurt', async () => {
+  const l = await start({}, echo, { headersTimeout: 300 });
+  try {
+    const s = await handshake(port(l), { ALPNProtocols: ['http/1.1'] });
+    s.write('GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    s.resume();
+    const t0 = Date.now();
+    await new Promise<void>((resolve) => s.once('close', () => resolve()));
+    const took = Date.now() - t0;
+    assert.ok(took < 2500, `closed after ${took} ms`);
+    // Plain garbage instead of a ClientHello.
+    const raw = net.connect(port(l), '127.0.0.1');
+    raw.on('error', () => {});
+    raw.resume();
+    raw.write(Buffer.from('this is not TLS\r\n\r\n'));
+    await new Promise<void>((resolve) => raw.once('close', () => resolve()));
+    assert.equal((await h1Get(port(l), '/')).status, 200);
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('cert/key reload: a new pair is served to new handshakes; a half-written pair keeps the old one', async () => {
+  const crt = join(dir, 'reload.crt');
+  const key = join(dir, 'reload.key');
+  const a = await generateSelfSignedCertKey({ host: 'a.example.com' });
+  const b = await generateSelfSignedCertKey({ host: 'b.example.com' });
+  const c = await generateSelfSignedCertKey({ host: 'c.example.com' });
+  writeFileSync(crt, a.cert);
+  writeFileSync(key, a.key);
+  const l = await start({ certFile: crt, keyFile: key });
+  const cn = async () => {
+    const s = await handshake(port(l));
+    const name = s.getPeerCertificate().subject.CN;
+    s.end();
+    return name;
+  };
+  const waitFor = async (want: RegExp) => {
+    for (let i = 0; i < 60; i++) {
+      if (want.test(String(await cn()))) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail(`never served ${want}`);
+  };
+  try {
+    assert.match(String(await cn()), /^a\.example\.com@/);
+    writeFileSync(crt, b.cert);
+    writeFileSync(key, b.key);
+    await waitFor(/^b\.example\.com@/);
+    // Only the certificate: the key no longer matches, the old pair stays.
+    writeFileSync(crt, c.cert);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.match(String(await cn()), /^b\.example\.com@/);
+    writeFileSync(key, c.key);
+    await waitFor(/^c\.example\.com@/);
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('HTTP/2: hop-by-hop headers are stripped, raw ReadableStream bodies stream; Connection: close becomes GOAWAY', async () => {
+  const l = await start({}, async (request) => {
+    if (new URL(request.url).pathname === '/close') return new Response('bye', { headers: { connection: 'close' } });
+    const enc = new TextEncoder();
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(ctrl) {
+        if (n === 3) return ctrl.close();
+        ctrl.enqueue(enc.encode(`{"n":${n++}}\n`));
+        await new Promise((r) => setTimeout(r, 10));
+      },
+    });
+    return new Response(body, { headers: { 'transfer-encoding': 'chunked', connection: 'keep-alive', 'keep-alive': 'timeout=5', 'content-type': 'application/json' } });
+  });
+  try {
+    const s = h2Connect(port(l));
+    const r = await h2Get(s, '/watch');
+    assert.equal(r.status, 200);
+    assert.equal(r.body, '{"n":0}\n{"n":1}\n{"n":2}\n');
+    assert.equal(r.headers['connection'], undefined);
+    const goaway = new Promise<void>((resolve) => s.once('goaway', () => resolve()));
+    const c = await h2Get(s, '/close');
+    assert.equal(c.body, 'bye');
+    await goaway;
+    s.close();
+    // HTTP/1.1 keeps its headers.
+    const h1 = await h1Get(port(l), '/watch');
+    assert.equal(h1.headers['transfer-encoding'], 'chunked');
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('graceful shutdown: GOAWAY, in-flight requests finish, new connections are refused', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const inFlight = new Promise<void>((r) => (entered = r));
+  const l = await start({}, async (request) => {
+    if (new URL(request.url).pathname === '/slow') {
+      entered();
+      await gate;
+    }
+    return new Response('done');
+  });
+  const p = port(l);
+  const s = h2Connect(p);
+  const goaway = new Promise<void>((resolve) => s.once('goaway', () => resolve()));
+  const slow = h2Get(s, '/slow');
+  await inFlight;
+  const done = l.shutdown(5000);
+  await l.stoppedListening;
+  await goaway;
+  await assert.rejects(
+    new Promise((resolve, reject) => {
+      const c = net.connect(p, '127.0.0.1', () => resolve(c));
+      c.on('error', reject);
+    }),
+    { code: 'ECONNREFUSED' },
+  );
+  release();
+  assert.equal((await slow).body, 'done');
+  await done;
+});
