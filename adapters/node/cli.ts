@@ -9,6 +9,7 @@ import { buildServerFromFlags, type BuiltServer } from '../../src/server/build.t
 import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
 import { ServerOptions } from '../../src/server/options/options.ts';
 import { StaticCAContent } from '../../src/server/dynamiccertificates/content.ts';
+import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeFileSystem } from './fs.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
@@ -29,6 +30,8 @@ export interface MainOptions {
   signals?: boolean;
   /** Aborts the run like a first signal (tests, embedding). */
   signal?: AbortSignal;
+  /** Adjusts the Config after the flags (routes, hooks; see buildServerFromFlags). */
+  configure?: (config: Config) => void | Promise<void>;
 }
 
 /** The host's first non-internal IPv4 address (upstream: the default-route interface IP). */
@@ -53,6 +56,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
       logger,
       servesTLS: true,
       hostIP: defaultHostIP(),
+      configure: opts.configure,
     });
   } catch (err) {
     if (err instanceof HelpRequested) {

@@ -176,7 +176,7 @@ export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implem
     fs: FileSystem,
     opts: ReloadOptions & { sniNames?: string[] } = {},
   ): Promise<DynamicCertKeyPairContent> {
-    if (!certFile || !keyFile) throw new Error(`missing filename for ${purpose}`);
+    if (!certFile || !keyFile) throw new Error(purpose === 'serving-cert' ? 'missing filename for serving cert' : `missing filename for ${purpose}`);
     const c = new DynamicCertKeyPairContent(purpose, certFile, keyFile, fs, opts);
     const first = await c.load();
     c.current = first!;
