@@ -80,6 +80,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     listener = new NodeServingListener(info, {
       logger,
       clientCA: caBundle ? new StaticCAContent('client-ca-bundle', caBundle) : undefined,
+      onTLSHandshakeError: () => config.metrics?.tlsHandshakeErrors.inc(),
       ...opts.listener,
     });
     await listener.listen();
