@@ -200,6 +200,11 @@ export const cases: ConformanceCase[] = [
     expect: { status: 200, headers: { 'access-control-allow-origin': null }, body: 'ok' },
   },
   {
+    name: 'request info: a watch is long-running, so ?timeout= is not parsed',
+    request: { path: '/api/v1/namespaces/default/pods?watch=true&timeout=foo', headers: { Authorization: 'Bearer conformance-alice-token' } },
+    expect: { status: 404, body: '404 page not found\n' },
+  },
+  {
     name: 'an unknown bearer token → 401 Status (even with anonymous auth on)',
     request: { path: '/api/v1/namespaces/default/pods', headers: { Authorization: 'Bearer not-a-known-token' } },
     expect: {
