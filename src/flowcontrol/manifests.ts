@@ -18,13 +18,14 @@ export interface FlowControlManifests {
 /** Parses one manifest text; `source` names it in reasons. */
 export function parseFlowControlManifests(text: string, source: string, into?: FlowControlManifests): FlowControlManifests {
   const out = into ?? { flowSchemas: [], priorityLevels: [], rejected: [] };
-  const docs = parseAllDocuments(text, { prettyErrors: false });
+  const docs = parseAllDocuments(text, { prettyErrors: true });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length) {
       const e = doc.errors[0]!;
       const line = e.linePos?.[0]?.line;
-      out.rejected.push({ kind: '', name: '', reason: `${source}${line ? `:${line}` : ''}: ${e.message.split('\n')[0]}` });
+      const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      out.rejected.push({ kind: '', name: '', reason: `${source}${line ? `:${line}` : ''}: ${message}` });
       continue;
     }
     const value = doc.toJS() as unknown;

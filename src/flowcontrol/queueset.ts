@@ -125,14 +125,16 @@ export class QueueSet {
       return { admitted: false, reason: 'queue-full', waitedMs: 0 };
     }
     if (signal?.aborted) return { admitted: false, reason: 'cancelled', waitedMs: 0 };
-    let resolve!: (a: Admission) => void;
-    const promise = new Promise<Admission>((r) => (resolve = r));
     const now = this.now();
-    const req: WaitingRequest = { seats, fsName, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve };
+    let immediate: Admission | undefined;
+    const req: WaitingRequest = { seats, fsName, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve: (a) => (immediate = a) };
     this.enqueue(req);
     this.boundNextDispatch(queue);
     this.dispatchAsMuchAsPossible();
-    if (!req.decided) {
+    // Dispatched at once (seats were free): no promise, no timer.
+    if (immediate) return immediate;
+    const promise = new Promise<Admission>((r) => (req.resolve = r));
+    {
       const timer = setTimeout(() => this.cancelWait(req, 'time-out'), Math.max(0, deadline - now));
       const onAbort = () => this.cancelWait(req, 'cancelled');
       signal?.addEventListener('abort', onAbort, { once: true });
