@@ -62,6 +62,7 @@ export class BufferedBackend implements AuditBackend {
   /** No new events once the stop signal fired (Go closes the channel). */
   private closed = false;
   private forceFlush = false;
+  private waitingForFirst = false;
   private dispatching = false;
   private loopDone?: Promise<void>;
   private readonly inflight = new Set<Promise<void>>();
@@ -110,7 +111,7 @@ export class BufferedBackend implements AuditBackend {
       }
       this.queue.push(events[i]!);
     }
-    if (this.wake && (this.size >= this.config.maxBatchSize || this.forceFlush)) this.wake();
+    if (this.wake && (this.waitingForFirst || this.size >= this.config.maxBatchSize || this.forceFlush)) this.wake();
     return true;
   }
 
@@ -124,20 +125,36 @@ export class BufferedBackend implements AuditBackend {
     return batch;
   }
 
+  /** Waits until processEvents/stop/flush wakes the loop, or `ms` passes. */
+  private async sleep(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      if (ms !== Infinity) timer = setTimeout(resolve, ms);
+    });
+    this.wake = undefined;
+    if (timer !== undefined) clearTimeout(timer);
+  }
+
+  /**
+   * Collects a batch: waits for a first event, then (batching on) until the batch is full or
+   * maxBatchWait has passed since that event, or a stop/flush. Never spins when idle.
+   */
   private async collect(): Promise<AuditEvent[]> {
     const { maxBatchSize, maxBatchWait } = this.config;
-    const deadline = maxBatchSize > 1 ? performance.now() + maxBatchWait : Infinity;
-    while (this.size < maxBatchSize && !this.stopRequested && !(this.forceFlush && this.size > 0)) {
-      const left = deadline - performance.now();
-      if (left <= 0) break;
+    while (this.size === 0 && !this.stopRequested) {
+      this.waitingForFirst = true;
       this.notifyIdle();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        if (left !== Infinity) timer = setTimeout(resolve, left);
-      });
-      this.wake = undefined;
-      if (timer !== undefined) clearTimeout(timer);
+      await this.sleep(Infinity);
+      this.waitingForFirst = false;
+    }
+    if (maxBatchSize > 1) {
+      const deadline = performance.now() + maxBatchWait;
+      while (this.size < maxBatchSize && !this.stopRequested && !this.forceFlush) {
+        const left = deadline - performance.now();
+        if (left <= 0) break;
+        await this.sleep(left);
+      }
     }
     return this.take(Math.min(this.size, maxBatchSize));
   }

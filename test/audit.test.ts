@@ -1,0 +1,79 @@
+// Audit end to end: kube-apiserver flags → buildServerFromFlags → the full chain → the audit
+// log file (Node writer), including a 401, a bad ?timeout= 400, a 404 Status from the API
+// routes, and events still buffered when the server shuts down.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildServerFromFlags } from '../src/server/build.ts';
+import { MemoryFileSystem } from '../src/server/options/filesystem.ts';
+import { discardLogger } from '../src/util/logger.ts';
+import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
+
+const policy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: []
+rules:
+- level: None
+  nonResourceURLs: ["/healthz*"]
+- level: Metadata
+`;
+
+test('audit end to end: flags, full chain, log file, shutdown delivers the buffer', async () => {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'audit-e2e-'));
+  const logPath = path.join(dir, 'audit.log');
+  const { server, config } = await buildServerFromFlags(
+    ['--audit-policy-file=/etc/k/policy.yaml', `--audit-log-path=${logPath}`, '--audit-log-mode=batch', '--audit-log-batch-max-size=5', '--token-auth-file=/etc/k/tokens.csv'],
+    {
+      logger: discardLogger,
+      fileSystem: new MemoryFileSystem({ '/etc/k/policy.yaml': policy, '/etc/k/tokens.csv': 'tok,alice,u-1,"dev,ops"\n' }),
+      openAuditLog: openAuditLogFile,
+    },
+  );
+  const stop = new AbortController();
+  const running = server.run({ signal: stop.signal });
+  try {
+    const ok = await server.fetch(new Request('https://k/api/v1/namespaces/default/pods?limit=1', { headers: { authorization: 'Bearer tok', 'user-agent': 'kubectl/v1.32.0' } }), {
+      remoteAddress: '192.0.2.7',
+    });
+    const unauth = await server.fetch(new Request('https://k/api/v1/pods', { headers: { authorization: 'Bearer nope' } }), { remoteAddress: '192.0.2.8' });
+    const badTimeout = await server.fetch(new Request('https://k/api/v1/pods?timeout=10', { headers: { authorization: 'Bearer tok' } }));
+    const health = await server.fetch(new Request('https://k/healthz', { headers: { authorization: 'Bearer tok' } }));
+    assert.equal(unauth.status, 401);
+    assert.equal(badTimeout.status, 400);
+    assert.equal(health.status, 200);
+    stop.abort();
+    await running;
+
+    const events = (await fsp.readFile(logPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const byID = (id: string | null) => events.filter((e) => e.auditID === id);
+
+    const first = byID(ok.headers.get('audit-id'));
+    assert.deepEqual(first.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    assert.deepEqual(first[1].user, { username: 'alice', uid: 'u-1', groups: ['dev', 'ops', 'system:authenticated'] });
+    assert.deepEqual(first[1].sourceIPs, ['192.0.2.7']);
+    assert.equal(first[1].userAgent, 'kubectl/v1.32.0');
+    assert.equal(first[1].requestURI, '/api/v1/namespaces/default/pods?limit=1');
+    assert.deepEqual(first[1].objectRef, { resource: 'pods', namespace: 'default', apiVersion: 'v1' });
+    assert.equal(first[1].responseStatus.code, ok.status);
+
+    const failed = byID(unauth.headers.get('audit-id'));
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0].stage, 'ResponseStarted');
+    assert.deepEqual(failed[0].user, {});
+    assert.deepEqual(failed[0].responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+
+    const bad = byID(badTimeout.headers.get('audit-id'));
+    assert.deepEqual(bad.map((e) => e.stage), ['ResponseStarted']);
+    assert.deepEqual(bad[0].responseStatus, { metadata: {}, message: 'invalid timeout specified in the request URL - time: missing unit in duration "10"', code: 400 });
+
+    assert.equal(byID(health.headers.get('audit-id')).length, 0, 'level None');
+    assert.equal(config.audit?.metrics?.droppedEvents, 0);
+  } finally {
+    if (!stop.signal.aborted) stop.abort();
+    await running.catch(() => {});
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+});
