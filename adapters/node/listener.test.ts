@@ -183,6 +183,41 @@ test('SNI: loopback name gets the loopback certificate even when a user SNI cert
   }
 });
 
+test('without SNI, a certificate named by the local IP is served (--tls-sni-cert-key …:127.0.0.1)', async () => {
+  const ipc = await generateSelfSignedCertKey({ host: 'by-ip.example.com' });
+  writeFileSync(join(dir, 'ip.crt'), ipc.cert);
+  writeFileSync(join(dir, 'ip.key'), ipc.key);
+  const l = await start({ sniCertKeys: [{ certFile: join(dir, 'ip.crt'), keyFile: join(dir, 'ip.key'), names: ['127.0.0.1'] }] });
+  try {
+    const noSNI = await handshake(port(l));
+    assert.match(noSNI.getPeerCertificate().subject.CN, /^by-ip\.example\.com@/);
+    noSNI.end();
+    const lb = await handshake(port(l), { servername: 'apiserver-loopback-client' });
+    assert.equal(sanDNS(lb), 'DNS:apiserver-loopback-client');
+    lb.end();
+    const other = await handshake(port(l), { servername: 'unknown.test' });
+    assert.match(other.getPeerCertificate().subject.CN, /^127\.0\.0\.1@/);
+    other.end();
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('a plaintext HTTP request on the TLS port gets Go\'s 400 reply', async () => {
+  const l = await start();
+  try {
+    const c = net.connect(port(l), '127.0.0.1');
+    let out = '';
+    c.setEncoding('utf8');
+    c.on('data', (d) => (out += d));
+    c.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise<void>((resolve) => c.once('close', () => resolve()));
+    assert.equal(out, 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n');
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
 async function clientCertAndCA(): Promise<{ caPEM: string; cert: string; key: string }> {
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const caKeys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;

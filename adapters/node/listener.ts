@@ -12,7 +12,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { ServingListener } from '../../src/server/genericapiserver.ts';
 import type { SecureServingInfo } from '../../src/server/options/serving.ts';
 import type { CAContentProvider, CertKeyContent, CertKeyContentProvider } from '../../src/server/dynamiccertificates/content.ts';
-import { buildNameToCertificate, selectByServerName } from '../../src/server/dynamiccertificates/sni.ts';
+import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from '../../src/server/dynamiccertificates/sni.ts';
 import { ensureMutable, type Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 
@@ -145,6 +145,7 @@ export class NodeServingListener implements ServingListener {
       // RequestClientCert: ask, do not require, do not fail the handshake (verified per request).
       requestCert: Boolean(this.clientCA),
       rejectUnauthorized: false,
+      handshakeTimeout: this.opts.headersTimeout ?? 32_000,
       SNICallback: (servername, cb) => cb(null, selectByServerName(this.byName, servername) ?? this.defaultContext),
     };
   }
@@ -197,6 +198,7 @@ export class NodeServingListener implements ServingListener {
       server.on('session', (s) => this.trackSession(s, idle));
       server.on('sessionError', () => {});
     }
+    this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
       socket.setKeepAlive(true, tcpKeepAlive);
       this.sockets.add(socket);
@@ -210,6 +212,47 @@ export class NodeServingListener implements ServingListener {
       }
     });
     return server;
+  }
+
+  /**
+   * Runs before the TLS layer sees a connection: (1) a plaintext HTTP request gets Go's
+   * `400 … Client sent an HTTP request to an HTTPS server.`; (2) without SNI, a certificate named
+   * by the local IP (`--tls-sni-cert-key …:<ip>`) is served instead of the default (§2.4).
+   * Node offers no per-connection default certificate, so (2) swaps the server's shared context
+   * for the synchronous TLSSocket construction. On runtimes without Node's internals, neither applies.
+   */
+  private interceptConnections(server: AnyServer, handshakeTimeout: number): void {
+    const listeners = server.listeners('connection') as ((this: AnyServer, s: net.Socket) => void)[];
+    const tlsListener = listeners.find((f) => f.name === 'tlsConnectionListener');
+    if (!tlsListener || !('_sharedCreds' in server)) return;
+    server.removeListener('connection', tlsListener);
+    const shared = server as unknown as { _sharedCreds: tls.SecureContext };
+    server.prependListener('connection', (raw: net.Socket) => {
+      // Go bounds the handshake by ReadHeaderTimeout; the first bytes must arrive within it too.
+      const timer = setTimeout(() => raw.destroy(), handshakeTimeout);
+      timer.unref();
+      raw.once('close', () => clearTimeout(timer));
+      raw.once('readable', () => {
+        const chunk = raw.read() as Buffer | null;
+        if (!chunk) return void raw.destroy();
+        if (chunk[0] !== 0x16 && looksLikeHTTP(chunk)) {
+          clearTimeout(timer);
+          raw.end('HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n');
+          return;
+        }
+        clearTimeout(timer); // TLSSocket's own handshake timeout takes over
+        raw.unshift(chunk);
+        const byIP = selectByLocalAddress(this.byName, raw.localAddress);
+        if (!byIP) return tlsListener.call(server, raw);
+        const prev = shared._sharedCreds;
+        shared._sharedCreds = byIP;
+        try {
+          tlsListener.call(server, raw);
+        } finally {
+          shared._sharedCreds = prev;
+        }
+      });
+    });
   }
 
   /** Counts streams per session; a session without streams for `idle` ms is closed (Go IdleTimeout). */
@@ -399,6 +442,12 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   }
   chains.set(socket, chain);
   return chain;
+}
+
+/** Go's tlsRecordHeaderLooksLikeHTTP. */
+function looksLikeHTTP(b: Buffer): boolean {
+  const s = b.subarray(0, 5).toString('latin1');
+  return s === 'GET /' || s === 'HEAD ' || s === 'POST ' || s === 'PUT /' || s === 'OPTIO';
 }
 
 function unmapIPv4(addr: string | undefined): string | undefined {
