@@ -71,6 +71,11 @@ test('audit end to end: flags, full chain, log file, shutdown delivers the buffe
 
     assert.equal(byID(health.headers.get('audit-id')).length, 0, 'level None');
     assert.equal(config.audit?.metrics?.droppedEvents, 0);
+    // The same counts on /metrics (the server's registry).
+    const exposed = config.metrics.registry.expose();
+    assert.match(exposed, /^apiserver_audit_event_total 4$/m);
+    assert.match(exposed, /^apiserver_audit_level_total\{level="Metadata"\} 3$/m);
+    assert.match(exposed, /^apiserver_audit_level_total\{level="None"\} 1$/m);
   } finally {
     if (!stop.signal.aborted) stop.abort();
     await running.catch(() => {});

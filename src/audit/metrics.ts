@@ -13,7 +13,21 @@ export interface AuditMetricSample {
   value: number;
 }
 
+/** A registry counter (src/metrics Counter), structurally: labels as values in label order. */
+export interface CounterLike {
+  inc(labels?: readonly string[], by?: number): void;
+}
+
+/** The server registry's audit counters (APIServerMetrics), which these counts also feed. */
+export interface AuditMetricCounters {
+  auditEvents: CounterLike;
+  auditErrors: CounterLike;
+  auditLevel: CounterLike;
+  auditRequestsRejected: CounterLike;
+}
+
 export class AuditMetrics {
+  private counters?: AuditMetricCounters;
   /** apiserver_audit_event_total */
   eventTotal = 0;
   /** apiserver_audit_error_total{plugin} */
@@ -23,16 +37,31 @@ export class AuditMetrics {
   /** apiserver_audit_requests_rejected_total */
   requestsRejectedTotal = 0;
 
+  /** Also count into the server's /metrics registry from now on. */
+  bind(counters: AuditMetricCounters | undefined): this {
+    this.counters = counters;
+    return this;
+  }
+
   observeEvent(): void {
     this.eventTotal++;
+    this.counters?.auditEvents.inc();
   }
 
   observePolicyLevel(level: Level): void {
     this.levelTotal.set(level, (this.levelTotal.get(level) ?? 0) + 1);
+    this.counters?.auditLevel.inc([level]);
   }
 
   addErrors(plugin: string, n: number): void {
     this.errorTotal.set(plugin, (this.errorTotal.get(plugin) ?? 0) + n);
+    this.counters?.auditErrors.inc([plugin], n);
+  }
+
+  /** A request failed because its audit event could not be stored (blocking-strict). */
+  rejectRequest(): void {
+    this.requestsRejectedTotal++;
+    this.counters?.auditRequestsRejected.inc();
   }
 
   /** Events that failed in any plugin (the sum of apiserver_audit_error_total). */

@@ -42,7 +42,7 @@ export function auditDeps(c: CompletedConfig): AuditDeps | undefined {
   return {
     backend: a.backend,
     policy: a.policyRuleEvaluator,
-    metrics: a.metrics ?? new AuditMetrics(),
+    metrics: a.metrics ?? new AuditMetrics().bind(c.metrics),
     maxBody: a.maxCapturedBodyBytes ?? (c.maxRequestBodyBytes || 3 * 1024 * 1024),
     requestInfoFactory: new RequestInfoFactory({
       apiPrefixes: ['apis', ...c.legacyAPIGroupPrefixes.map((p) => p.replace(/^\/+|\/+$/g, ''))],

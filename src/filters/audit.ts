@@ -41,7 +41,7 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
     if (!auditEnabled(ac)) return next(ctx);
 
     if (!(await stage(ac, 'RequestReceived'))) {
-      d.metrics.requestsRejectedTotal++;
+      d.metrics.rejectRequest();
       return auditInternalError(ctx, 'failed to store audit event');
     }
 

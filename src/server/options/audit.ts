@@ -323,6 +323,7 @@ export class AuditOptions implements OptionsGroup {
 
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
     const logger = ctx.logger;
+    this.metrics.bind(config.metrics);
     // 1. The policy evaluator.
     let evaluator: PolicyRuleEvaluator | undefined;
     if (this.policyFile.value) {
