@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../adapters/node/cli.ts';
@@ -53,6 +53,66 @@ test('loopback: verified TLS by SNI and the per-start token authenticates as sys
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('--client-ca-file: client certificates are requested and authenticate (the chain reaches the x509 authenticator)', async () => {
+  const x509 = await import('../src/server/dynamiccertificates/x509.ts');
+  const { encodePEM } = await import('../src/server/dynamiccertificates/pem.ts');
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const caKeys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=client-ca',
+    keys: caKeys,
+    signingAlgorithm: alg,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+  });
+  const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.create({
+    subject: 'CN=alice, O=dev',
+    issuer: ca.subject,
+    publicKey: keys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: alg,
+    extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])],
+  });
+  const key = encodePEM('PRIVATE KEY', new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer));
+  const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-clientca-'));
+  writeFileSync(join(dir, 'ca.crt'), ca.toString('pem'));
+  const port = await freePort();
+  const stop = new AbortController();
+  const exited = main(['--cert-dir', dir, '--secure-port', String(port), '--client-ca-file', join(dir, 'ca.crt')], {
+    signals: false,
+    signal: stop.signal,
+    logger: discardLogger,
+    stderr: () => {},
+  });
+  try {
+    const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    const post = (extra: https.RequestOptions) =>
+      retry(() =>
+        request(port, { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', rejectUnauthorized: false, headers: { 'content-type': 'application/json' }, ...extra }, body),
+      );
+    const withCert = await post({ cert: cert.toString('pem'), key });
+    assert.equal(withCert.status, 201, withCert.body);
+    const review = JSON.parse(withCert.body);
+    assert.equal(review.status.userInfo.username, 'alice');
+    assert.deepEqual(review.status.userInfo.groups, ['dev', 'system:authenticated']);
+    // Without a certificate the handshake still completes (RequestClientCert).
+    const anon = await post({});
+    assert.notEqual(anon.status, 201);
+  } finally {
+    stop.abort();
+    assert.equal(await exited, 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
 
 async function waitFor<T>(f: () => T | undefined): Promise<T> {
   for (let i = 0; i < 500; i++) {

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { buildServerFromFlags, type BuiltServer } from '../../src/server/build.ts';
 import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
 import { ServerOptions } from '../../src/server/options/options.ts';
-import { StaticCAContent } from '../../src/server/dynamiccertificates/content.ts';
+import { DynamicFileCAContent, StaticCAContent, UnionCAContent, type CAContentProvider } from '../../src/server/dynamiccertificates/content.ts';
 import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeFileSystem } from './fs.ts';
@@ -67,7 +67,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     return 1;
   }
 
-  const { server, config } = built;
+  const { server, config, options } = built;
   const info = config.secureServing;
   if (!info) {
     stderr('Error: secure serving is not configured\n');
@@ -75,11 +75,23 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
   }
   let listener: NodeServingListener;
   try {
-    const auth = config.authentication;
-    const caBundle = [auth.clientCA, auth.requestHeaderClientCA].filter(Boolean).join('\n');
+    // Client certificates are requested when a client CA is configured; the files are watched
+    // so the CA names offered in the handshake follow the files (verification is per request).
+    let clientCA: CAContentProvider | undefined;
+    const caFiles = ['client-ca-file', 'requestheader-client-ca-file']
+      .map((n) => options.flags.lookup(n)?.value)
+      .filter((v): v is string => typeof v === 'string' && v !== '');
+    if (caFiles.length) {
+      const fs = new NodeFileSystem();
+      clientCA = new UnionCAContent(await Promise.all(caFiles.map((f) => DynamicFileCAContent.create('client-ca-bundle', f, fs, { logger }))));
+    } else {
+      const auth = config.authentication;
+      const caBundle = [auth.clientCA, auth.requestHeaderClientCA].filter(Boolean).join('\n');
+      if (caBundle) clientCA = new StaticCAContent('client-ca-bundle', caBundle);
+    }
     listener = new NodeServingListener(info, {
       logger,
-      clientCA: caBundle ? new StaticCAContent('client-ca-bundle', caBundle) : undefined,
+      clientCA,
       onTLSHandshakeError: () => config.metrics?.tlsHandshakeErrors.inc(),
       ...opts.listener,
     });

@@ -114,6 +114,38 @@ test('h2 and http/1.1 are negotiated by ALPN on one port; the transport carries 
   }
 });
 
+test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, 1 MiB header list', async () => {
+  for (const [streams, want] of [[0, 100], [1000, 1000]] as const) {
+    const l = await start({ http2MaxStreamsPerConnection: streams });
+    try {
+      const s = h2Connect(port(l));
+      await new Promise<void>((resolve) => s.once('remoteSettings', () => resolve()));
+      assert.equal(s.remoteSettings.maxConcurrentStreams, want);
+      assert.equal(s.remoteSettings.maxFrameSize, 256 * 1024);
+      assert.equal(s.remoteSettings.initialWindowSize, 256 * 1024);
+      assert.equal(s.remoteSettings.maxHeaderListSize, 1 << 20);
+      s.close();
+    } finally {
+      await l.shutdown(1000);
+    }
+  }
+});
+
+test('--tls-cipher-suites limits TLS 1.2 suites; TLS 1.3 is unaffected', async () => {
+  const l = await start({ cipherSuites: ['TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384'] });
+  try {
+    await assert.rejects(handshake(port(l), { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' }));
+    const ok = await handshake(port(l), { maxVersion: 'TLSv1.2' });
+    assert.equal(ok.getCipher().standardName, 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384');
+    ok.end();
+    const t13 = await handshake(port(l));
+    assert.equal(t13.getProtocol(), 'TLSv1.3');
+    t13.end();
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
 test('--disable-http2-serving negotiates http/1.1 only', async () => {
   const l = await start({ disableHTTP2: true });
   try {

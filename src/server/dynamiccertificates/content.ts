@@ -241,6 +241,26 @@ export class DynamicFileCAContent extends FileBacked<string> implements CAConten
   }
 }
 
+/** NewUnionCAContentProvider: several CA bundles as one (client CA + front-proxy CA). */
+export class UnionCAContent implements CAContentProvider {
+  private readonly providers: CAContentProvider[];
+  constructor(providers: CAContentProvider[]) {
+    this.providers = providers;
+  }
+  name(): string {
+    return this.providers.map((p) => p.name()).join(',');
+  }
+  currentCABundleContent(): string {
+    return this.providers.map((p) => p.currentCABundleContent().trim()).join('\n') + '\n';
+  }
+  addListener(listener: () => void): void {
+    for (const p of this.providers) p.addListener(listener);
+  }
+  run(signal: AbortSignal): void {
+    for (const p of this.providers) p.run?.(signal);
+  }
+}
+
 /** A fixed CA bundle (tests, embedders). */
 export class StaticCAContent implements CAContentProvider {
   private readonly n: string;
