@@ -76,3 +76,13 @@ export type { RequestAuthenticator, AuthenticatorResponse } from './authenticati
 export type { Authorizer, Attributes, Decision, AuthorizationResult } from './authorization/authorizer.ts';
 export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
 export { parseGoDuration, formatGoDuration } from './util/duration.ts';
+/** Auditing (k8s-filters.md §14): policy, events, backends, and what handlers call to enrich events. */
+export { loadPolicyFromBytes, loadPolicyFromFile, newPolicyRuleEvaluator, fixedPolicyRuleEvaluator, type Policy, type PolicyRule, type PolicyRuleEvaluator } from './audit/policy.ts';
+export { LogBackend, stdoutAuditWriter, type AuditWriter, type AuditLogOpener, type AuditLogFileOptions } from './audit/log.ts';
+export { WebhookBackend, loadWebhookKubeconfig, type WebhookFetchFactory, type WebhookTLSConfig } from './audit/webhook.ts';
+export { BufferedBackend, type BatchConfig } from './audit/buffered.ts';
+export { unionBackends, IgnoreErrorsBackend } from './audit/union.ts';
+export { AuditMetrics } from './audit/metrics.ts';
+export { encodeEvent, eventString } from './audit/event.ts';
+export { addAuditAnnotation, logImpersonatedUser, logRequestObject, logRequestPatch, logResponseObject } from './audit/context.ts';
+export type { AuditEvent, AuditBackend, AuditSink, AuditConfig, Level as AuditLevel, Stage as AuditStage } from './audit/types.ts';
