@@ -2,8 +2,10 @@
 //  1. Worker bundle size (wrangler's esbuild bundle of wrangler.toml's main; raw and gzip).
 //  2. Time to the first served request in local workerd (wrangler dev): spawn → ready, and the
 //     first request (which builds the server in the isolate).
+//     Also workerd alone (the wrangler bundle served by `workerd serve`): spawn → first response.
 //  3. req/s of GET /healthz through the chain vs bare Hono in workerd, Deno and Bun (plain HTTP on
-//     loopback, wrk -t1), alternating rounds; the median round is reported.
+//     loopback, wrk -t1), alternating rounds; the median round is reported. workerd runs the
+//     wrangler bundles directly (`wrangler dev` adds a Node proxy that caps it near 150 req/s).
 // Environment: BENCH_DURATION (s per run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (16),
 // BENCH_PARTS (bundle,first,rps), BENCH_RUNTIMES (workerd,deno,bun).
 
@@ -13,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import http from 'node:http';
+import net from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { BIN, REPO_ROOT, spawnUntil, type Spawned } from '../../test/conformance/harness.ts';
 
 const duration = Number(process.env.BENCH_DURATION ?? 5);
@@ -26,15 +30,69 @@ function kib(n: number): string {
   return `${(n / 1024).toFixed(1)} KiB`;
 }
 
+/** wrangler's bundle of a config into `out` (worker.js). */
+function bundle(out: string, config: string, minify: boolean): void {
+  const r = spawnSync(BIN + 'wrangler', ['deploy', '--dry-run', '--config', config, '--outdir', out, `--minify=${minify}`], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const bundles: Record<string, string> = {};
+
+/** Serves a wrangler bundle with workerd itself (no wrangler proxy); resolves once it answers. */
+async function startWorkerdDirect(config: string): Promise<Spawned> {
+  if (!bundles[config]) {
+    const dir = mkdtempSync(join(tmpdir(), 'edge-workerd-'));
+    bundle(dir, config, true);
+    bundles[config] = dir;
+  }
+  const dir = bundles[config]!;
+  const main = readdirSync(dir).find((f) => f.endsWith('.js'))!;
+  const port = await freePort();
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .w) ],
+  sockets = [ ( name = "http", address = "127.0.0.1:${port}", http = (), service = "main" ) ]
+);
+const w :Workerd.Worker = (
+  modules = [ (name = "${main}", esModule = embed "${main}") ],
+  compatibilityDate = "2025-09-01",
+  compatibilityFlags = ["enable_request_signal"]
+);
+`,
+  );
+  const p = spawnUntil(BIN + 'workerd', ['serve', join(dir, 'config.capnp')], { ready: /^/, timeoutMs: 10_000, env });
+  const proc = await p;
+  for (let i = 0; i < 200; i++) {
+    try {
+      await get(port);
+      return { ...proc, match: Object.assign([String(port), String(port)], { index: 0, input: '' }) as unknown as RegExpMatchArray };
+    } catch {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  await proc.stop();
+  throw new Error('workerd did not answer');
+}
+
 function bundleSize(minify: boolean): { raw: number; gzip: number } {
   const out = mkdtempSync(join(tmpdir(), 'edge-bundle-'));
   try {
-    const r = spawnSync(BIN + 'wrangler', ['deploy', '--dry-run', '--outdir', out, ...(minify ? ['--minify'] : [])], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    });
-    if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${r.stdout}\n${r.stderr}`);
+    bundle(out, 'wrangler.toml', minify);
     let raw = 0;
     let gzip = 0;
     for (const f of readdirSync(out)) {
@@ -83,7 +141,7 @@ type Runtime = 'workerd' | 'deno' | 'bun';
 type Mode = 'bare' | 'chain';
 
 async function start(runtime: Runtime, mode: Mode): Promise<Spawned> {
-  if (runtime === 'workerd') return startWorkerd(mode === 'chain' ? 'wrangler.toml' : 'bench/edge/wrangler.bare.toml');
+  if (runtime === 'workerd') return startWorkerdDirect(mode === 'chain' ? 'wrangler.toml' : 'bench/edge/wrangler.bare.toml');
   const args =
     runtime === 'deno'
       ? ['run', '--node-modules-dir=manual', '--no-lock', '--unstable-no-legacy-abort', '--allow-net', '--allow-env', '--allow-read', 'bench/edge/serve.ts']
@@ -117,6 +175,14 @@ console.log(
   `workerd (wrangler dev): spawn → ready ${median(firsts.map((f) => f.ready)).toFixed(0)} ms; ` +
     `first request (builds the server) ${median(firsts.map((f) => f.first)).toFixed(1)} ms; second ${median(firsts.map((f) => f.second)).toFixed(1)} ms`,
 );
+const direct = [];
+for (let i = 0; i < 3; i++) {
+  const t0 = performance.now();
+  const p = await startWorkerdDirect('wrangler.toml');
+  direct.push(performance.now() - t0);
+  await p.stop();
+}
+console.log(`workerd serve (bundle, no wrangler): spawn → first response ${median(direct).toFixed(0)} ms`);
 }
 
 if (!parts.includes('rps')) process.exit(0);

@@ -118,6 +118,7 @@ export function spawnUntil(
     child.once('error', (err) => fail(`failed to start: ${err.message}`));
     child.once('exit', (code, signal) => fail(`exited early (code ${code}, signal ${signal})`));
     const timer = setTimeout(() => fail(`not ready after ${opts.timeoutMs} ms`), opts.timeoutMs);
+    onData(Buffer.alloc(0)); // a pattern that matches no output (/^/) means "started"
   });
 }
 
