@@ -328,14 +328,14 @@ export class FlowControl {
     return Math.max(1, Math.min(seats, pl.maxSeats));
   }
 
-  private async hand(c: Classification): Promise<number[]> {
+  private hand(c: Classification): number[] {
     const pl = c.priorityLevel;
     const qc = pl.queueSet.config;
     if (qc.queues <= 0) return [];
     const key = `${c.flowSchema.name}\u0000${c.distinguisher}`;
     let h = pl.hands.get(key);
     if (!h) {
-      h = deal(await hashFlowID(c.flowSchema.name, c.distinguisher), qc.queues, qc.handSize);
+      h = deal(hashFlowID(c.flowSchema.name, c.distinguisher), qc.queues, qc.handSize);
       if (pl.hands.size >= handCacheLimit) pl.hands.clear();
       pl.hands.set(key, h);
     }
@@ -352,7 +352,7 @@ export class FlowControl {
     const fsName = c.flowSchema.name;
     const m = this.metrics;
     m?.fcWorkEstimatedSeats.observe([pl.name, fsName], seats);
-    const hand = await this.hand(c);
+    const hand = this.hand(c);
     const kind = mutating ? 1 : 0;
     let a = pl.queueSet.startRequest(hand, seats, fsName, waitDeadline, signal);
     if (a instanceof Promise) {
