@@ -325,6 +325,15 @@ test('a client stalled mid-headers is cut off after the header timeout; garbage 
     await new Promise<void>((resolve) => s.once('close', () => resolve()));
     const took = Date.now() - t0;
     assert.ok(took < 2500, `closed after ${took} ms`);
+    // Resets before and during the handshake.
+    for (const bytes of [null, Buffer.from([0x16]), Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])]) {
+      const c = net.connect(port(l), '127.0.0.1');
+      c.on('error', () => {});
+      await new Promise<void>((resolve) => c.once('connect', () => resolve()));
+      if (bytes) c.write(bytes);
+      await new Promise((r) => setTimeout(r, 20));
+      c.resetAndDestroy();
+    }
     // Plain garbage instead of a ClientHello.
     const raw = net.connect(port(l), '127.0.0.1');
     raw.on('error', () => {});

@@ -228,6 +228,8 @@ export class NodeServingListener implements ServingListener {
     server.removeListener('connection', tlsListener);
     const shared = server as unknown as { _sharedCreds: tls.SecureContext };
     server.prependListener('connection', (raw: net.Socket) => {
+      // A reset before the TLS layer takes the socket must not become an uncaught 'error'.
+      raw.on('error', () => raw.destroy());
       // Go bounds the handshake by ReadHeaderTimeout; the first bytes must arrive within it too.
       const timer = setTimeout(() => raw.destroy(), handshakeTimeout);
       timer.unref();
@@ -327,6 +329,8 @@ export class NodeServingListener implements ServingListener {
             resolve();
           });
         });
+        // Accept errors (EMFILE …) are logged; Go's accept loop backs off and retries.
+        this.server.on('error', (err) => this.logger.error('Accept error', { err: err.message }));
         return;
       } catch (err) {
         lastErr = err as NodeJS.ErrnoException;
