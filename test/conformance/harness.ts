@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
+import zlib from 'node:zlib';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { USER_AGENT, type CaseRequest, type CaseResponse } from './cases.ts';
@@ -35,7 +36,12 @@ export function httpSender(
           res.on('end', () => {
             const h = new Headers();
             for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-            resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks).toString('utf8') });
+            let raw = Buffer.concat(chunks);
+            // miniflare compresses when a request carries an injected `cf` (MF-CF-Blob).
+            const enc = h.get('content-encoding');
+            if (enc === 'br') raw = zlib.brotliDecompressSync(raw);
+            else if (enc === 'gzip') raw = zlib.gunzipSync(raw);
+            resolve({ status: res.statusCode ?? 0, headers: h, body: raw.toString('utf8') });
           });
           res.on('error', reject);
         },

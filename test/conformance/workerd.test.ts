@@ -5,6 +5,14 @@ import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
 import { BIN, REPO_ROOT, httpSender, spawnUntil, type Spawned } from './harness.ts';
 
+function cfBlob(certVerified: string): string {
+  return JSON.stringify({
+    httpProtocol: 'HTTP/2',
+    tlsVersion: 'TLSv1.3',
+    tlsClientAuth: { certPresented: '1', certVerified, certRevoked: '0', certRFC9440: CLIENT_CERT_RFC9440, certChainRFC9440: '' },
+  });
+}
+
 let proc: Spawned | undefined;
 let close = () => {};
 registerConformance('workerd (wrangler dev)', {
@@ -33,7 +41,20 @@ registerConformance('workerd (wrangler dev)', {
       peerCertificates: 1,
       forwardedHeaderSeen: null,
     }),
-    transportCase('waitUntil from the execution context, no certificate without the header', {}, {
+    // `request.cf` injected through miniflare's MF-CF-Blob header (what Cloudflare's edge sets for
+  // an mTLS hostname): the string-valued tlsClientAuth fields, the protocol and the TLS version.
+  transportCase('x509: request.cf.tlsClientAuth (verified certificate) authenticates', { 'MF-CF-Blob': cfBlob('SUCCESS'), 'cf-connecting-ip': '198.51.100.7' }, {
+    user: X509_USER,
+    peerCertificates: 1,
+    remoteAddress: '198.51.100.7',
+    protocol: 'h2',
+    tlsVersion: 'TLSv1.3',
+  }),
+  transportCase('x509: request.cf.tlsClientAuth with certVerified FAILED is ignored', { 'MF-CF-Blob': cfBlob('FAILED:unable to get local issuer certificate') }, {
+    user: { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] },
+    peerCertificates: 0,
+  }),
+  transportCase('waitUntil from the execution context, no certificate without the header', {}, {
     peerCertificates: 0,
     waitUntil: true,
   }),
