@@ -72,7 +72,43 @@ export {
 /** Flags with kube-apiserver syntax. */
 export { FlagSet, Flag, FlagError, HelpRequested } from './server/options/flags.ts';
 export { MemoryFileSystem, type FileSystem } from './server/options/filesystem.ts';
-export type { RequestAuthenticator, AuthenticatorResponse } from './authentication/authenticator.ts';
+/** Authentication: kube-apiserver's authenticators, composable on their own (k8s-filters.md §12). */
+export {
+  withAudiences,
+  audiencesFrom,
+  requestFunc,
+  tokenFunc,
+  type RequestAuthenticator,
+  type TokenAuthenticator,
+  type AuthenticatorResponse,
+} from './authentication/authenticator.ts';
+export { withAuthentication, unauthorized } from './filters/authentication.ts';
+export { UnionAuthenticator, UnionTokenAuthenticator, AuthenticatedGroupAdder } from './authentication/union.ts';
+export { AnonymousAuthenticator } from './authentication/anonymous.ts';
+export { BearerTokenAuthenticator, WebSocketProtocolAuthenticator, parseBearerToken } from './authentication/bearertoken.ts';
+export { StaticTokenAuthenticator, LoopbackTokenAuthenticator } from './authentication/static-token.ts';
+export { newTokenFileAuthenticator, parseTokenFile } from './authentication/tokenfile.ts';
+export { CachedTokenAuthenticator, type TokenCacheOptions } from './authentication/cache.ts';
+export { wrapAudienceAgnosticToken, wrapAudienceAgnosticRequest } from './authentication/audiences.ts';
+export { CertPool, X509Authenticator, X509Verifier, verifyClientCertificate } from './authentication/x509.ts';
+export {
+  RequestHeaderAuthenticator,
+  newSecureRequestHeaderAuthenticator,
+  defaultRequestHeaderConfig,
+  type RequestHeaderConfig,
+} from './authentication/requestheader.ts';
+export {
+  ServiceAccountTokenAuthenticator,
+  mintServiceAccountToken,
+  makeUsername as serviceAccountUsername,
+  type MintServiceAccountTokenOptions,
+} from './authentication/serviceaccount.ts';
+export { parsePublicKeysPEM, parsePrivateKeyPEM, type PublicKeyEntry, type SigningKey } from './authentication/keys.ts';
+export { newOpenIDMetadata, openIDMetadataInstaller } from './authentication/openid.ts';
+export { JWTAuthenticator, allowedSigningAlgorithms, type JWTAuthenticatorConfig, type JWTAuthenticatorOptions } from './authentication/jwt.ts';
+export { parseAuthenticationConfiguration, type AuthenticationConfiguration } from './authentication/authentication-config.ts';
+export { WebhookTokenAuthenticator } from './authentication/webhook.ts';
+export { AuthenticationOptions } from './server/options/authentication.ts';
 export type { Authorizer, Attributes, Decision, AuthorizationResult } from './authorization/authorizer.ts';
 export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
 export { parseGoDuration, formatGoDuration } from './util/duration.ts';
