@@ -1,6 +1,6 @@
 // Bun: the chain behind Bun.serve (HTTPS when cert/key are given, HTTP/2 by ALPN with `http2`).
 // The server is built once from the same kube-apiserver flags as the CLI; files the flags name
-// are read from disk (Bun.file) unless given in `files`. Bun.serve does not expose the peer
+// are read from disk (node:fs, as on Node) unless given in `files`. Bun.serve does not expose the peer
 // certificate to fetch (bun#14097), so x509 client auth needs a trusted proxy header.
 //
 //   import { serve } from 'edge-apiserver/bun';
@@ -14,6 +14,7 @@ import { buildEdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } fr
 import type { BuiltServer } from '../../src/server/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
+import { NodeFileSystem } from '../node/fs.ts';
 
 // The slice of Bun's API used here (the repo type-checks with Node's types).
 interface BunServer {
@@ -32,7 +33,6 @@ interface BunServeOptions {
 }
 interface BunNamespace {
   serve(options: BunServeOptions): BunServer;
-  file(path: string): { exists(): Promise<boolean>; bytes(): Promise<Uint8Array> };
 }
 declare const Bun: BunNamespace;
 
@@ -66,14 +66,11 @@ export interface BunServing {
   shutdown(): Promise<void>;
 }
 
-/** Bun's file system for the options (token files, manifests …). */
-export const bunFileSystem: FileSystem = {
-  readFile: async (path) => {
-    const f = Bun.file(path);
-    if (!(await f.exists())) throw new Error(`open ${path}: no such file or directory`);
-    return f.bytes();
-  },
-};
+/**
+ * The options read real files through the Node adapter's FileSystem (node:fs works on Bun):
+ * Go-style errors, and directory watches so RBAC manifests, token files and client CAs reload.
+ */
+export const bunFileSystem: FileSystem = new NodeFileSystem();
 
 export function bunTransport(request: Request, bunServer: BunServer, tls: boolean, clientCertHeader?: string): { request: Request; transport: Transport } {
   const ip = bunServer.requestIP(request);

@@ -1,6 +1,6 @@
 // Deno: the chain behind Deno.serve (HTTPS with HTTP/2 by ALPN when cert/key are given). The
 // server is built once from the same kube-apiserver flags as the CLI; files the flags name are
-// read from disk (Deno.readFile) unless given in `files`. Deno.serve cannot request client
+// read from disk (node:fs, as on Node) unless given in `files`. Deno.serve cannot request client
 // certificates (deno#26825), so x509 client auth needs a trusted proxy header (clientCertHeader).
 //
 //   import { serve } from 'edge-apiserver/deno';
@@ -14,6 +14,7 @@ import { buildEdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } fr
 import type { BuiltServer } from '../../src/server/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
+import { NodeFileSystem } from '../node/fs.ts';
 
 // The slice of the Deno namespace used here (the repo type-checks with Node's types).
 interface DenoServeInfo {
@@ -29,9 +30,6 @@ interface DenoNamespace {
     options: { port?: number; hostname?: string; cert?: string; key?: string; signal?: AbortSignal; onListen?: (addr: { hostname: string; port: number }) => void },
     handler: (request: Request, info: DenoServeInfo) => Response | Promise<Response>,
   ): DenoHttpServer;
-  readFile(path: string): Promise<Uint8Array>;
-  readDir(path: string): AsyncIterable<{ name: string; isFile: boolean }>;
-  watchFs(paths: string): AsyncIterable<unknown> & { close(): void };
 }
 declare const Deno: DenoNamespace;
 
@@ -63,25 +61,11 @@ export interface DenoServing {
   shutdown(): Promise<void>;
 }
 
-/** Deno's file system for the options (token files, manifests …). */
-export const denoFileSystem: FileSystem = {
-  readFile: async (path) => {
-    try {
-      return await Deno.readFile(path);
-    } catch (err) {
-      throw new Error(`open ${path}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  },
-  readDir: async (path) => {
-    try {
-      const names: string[] = [];
-      for await (const e of Deno.readDir(path)) if (e.isFile) names.push(e.name);
-      return names.sort();
-    } catch {
-      return undefined;
-    }
-  },
-};
+/**
+ * The options read real files through the Node adapter's FileSystem (node:fs works on Deno):
+ * Go-style errors, and directory watches so RBAC manifests, token files and client CAs reload.
+ */
+export const denoFileSystem: FileSystem = new NodeFileSystem();
 
 /** The request and what the connection tells us, as the chain takes them. */
 export function denoTransport(request: Request, info: DenoServeInfo, tls: boolean, clientCertHeader?: string): { request: Request; transport: Transport } {
