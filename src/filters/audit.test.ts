@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { withAudit } from './audit.ts';
 import { withFailedAuthenticationAudit, withFailedRequestAudit, getAuthMethods } from './failed-authentication-audit.ts';
 import { recorder, serve, testConfig, testContext } from './testing.ts';
+import { trackLatency, withLatencyTrackers } from './latency-trackers.ts';
 import { MemoryBackend } from '../audit/testing.ts';
 import { fixedPolicyRuleEvaluator, loadPolicyFromBytes, newPolicyRuleEvaluator } from '../audit/policy.ts';
 import { addAuditAnnotation, logImpersonatedUser } from '../audit/context.ts';
@@ -339,4 +340,26 @@ test('withFailedRequestAudit: the bad ?timeout= 400 is one ResponseStarted event
   assert.equal(res.status, 400);
   assert.deepEqual(backend.stages(), ['ResponseStarted']);
   assert.match(backend.lines()[0]!, /"responseStatus":\{"metadata":\{\},"message":"invalid timeout specified in the request URL - time: invalid duration \\"foo\\"","code":400\}/);
+});
+
+test('WithAudit: past 500ms, tracked layer latencies become annotations', async () => {
+  const { backend, c } = setup('Metadata');
+  const ctx = ctxFor('/api/v1/pods');
+  ctx.receivedTimestamp = Date.now() - 750;
+  const inner = withAudit((x) => {
+    trackLatency(x, 'authorization', 12.5);
+    trackLatency(x, 'apf_queue_wait', 3);
+    return new Response('ok');
+  }, c);
+  await serve(withLatencyTrackers(inner), ctx);
+  const a = backend.events[1]!.annotations!;
+  assert.equal(a['apiserver.latency.k8s.io/authorization'], '12.5ms');
+  assert.equal(a['apiserver.latency.k8s.io/apf-queue-wait'], '3ms');
+  assert.match(a['apiserver.latency.k8s.io/total']!, /^7\d\dms$/);
+  // Fast requests get none.
+  backend.events.length = 0;
+  const fast = ctxFor('/api/v1/pods');
+  fast.receivedTimestamp = Date.now();
+  await serve(withLatencyTrackers(inner), fast);
+  assert.equal(backend.events[1]!.annotations, undefined);
 });

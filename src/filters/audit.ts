@@ -9,7 +9,7 @@
 import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import { errorMessage } from '../endpoints/responsewriters/status.ts';
 import type { CompletedConfig } from '../server/config.ts';
-import { auditEnabled, logImpersonatedUser, processEventStage, setEventResponseStatusCode, type AuditContext } from '../audit/context.ts';
+import { addAuditAnnotation, auditEnabled, logImpersonatedUser, processEventStage, setEventResponseStatusCode, type AuditContext } from '../audit/context.ts';
 import {
   auditDeps,
   auditInternalError,
@@ -20,6 +20,8 @@ import {
   type AuditDeps,
 } from '../audit/request.ts';
 import { levelLess, type Stage } from '../audit/types.ts';
+import { latencyTrackersFrom } from './latency-trackers.ts';
+import { formatGoDuration } from '../util/duration.ts';
 
 export function withAudit(next: Handler, c: CompletedConfig): Handler {
   const d = auditDeps(c);
@@ -78,10 +80,29 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
     await captureResponseObject(ctx, ac, response, d);
     setEventResponseStatusCode(ac, response.status);
     if (requestCapture) await requestCapture;
+    writeLatencyToAnnotation(ctx);
     await stage(ac, 'ResponseComplete');
     flushOnEdge(ctx, d.backend);
     return response;
   };
+}
+
+/**
+ * writeLatencyToAnnotation: past 500ms, the time spent in each tracked layer (WithLatencyTrackers)
+ * becomes an `apiserver.latency.k8s.io/<layer>` annotation, plus `…/total`.
+ */
+function writeLatencyToAnnotation(ctx: RequestContext): void {
+  const total = Date.now() - ctx.receivedTimestamp;
+  if (total <= 500) return;
+  const trackers = latencyTrackersFrom(ctx);
+  if (!trackers) return;
+  const layers: [string, string][] = [];
+  for (const [stage, ms] of trackers) {
+    if (ms) layers.push([`apiserver.latency.k8s.io/${stage.replace(/_/g, '-')}`, formatGoDuration(Math.round(ms * 1e6))]);
+  }
+  if (!layers.length) return;
+  layers.push(['apiserver.latency.k8s.io/total', formatGoDuration(total * 1e6)]);
+  for (const [k, v] of layers) addAuditAnnotation(ctx, k, v);
 }
 
 function completeLater(ctx: RequestContext, ac: AuditContext, d: AuditDeps, stage: (ac: AuditContext, s: Stage) => Promise<boolean>): void {
