@@ -78,7 +78,8 @@ export function withRequestMetrics(next: Handler, c: CompletedConfig): Handler {
       const len = res.headers.get('content-length');
       if (len !== null) m.responseSizes.observe([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component], Number(len));
     }
-    if (info && res.body && c.longRunningFunc(ctx.request, info)) {
+    if (info && c.longRunningFunc(ctx.request, info) && res.body) {
+      // (longRunningFunc first: reading `.body` of a Response forces @hono/node-server off its fast path)
       const g = m.longRunningRequests.with([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component]);
       g.inc();
       return onBodyDone(res, () => g.dec());

@@ -59,21 +59,58 @@ test('WithTimeout: in-time answers keep the inner headers, and the handler sees 
   assert.equal(res.headers.get('x-own'), '1');
   assert.equal(res.headers.get('audit-id'), 'a1');
   assert.equal(inner.signal.aborted, false);
-  // Inner additions did not leak into the outer map.
-  assert.equal(ctx.responseHeaders.get('warning'), null);
 });
 
-test('WithTimeout: client disconnect aborts the inner handler', async () => {
+test('WithTimeout: a throw inside is re-raised with the outer headers only; writes after a 504 are lost', async () => {
+  const h = withTimeoutForNonLongRunningRequests(async (ctx) => {
+    ctx.responseHeaders.set('Access-Control-Allow-Origin', 'https://x');
+    throw new Error('boom');
+  }, c);
+  const ctx = ctxWithDeadline('/x', 1000);
+  ctx.responseHeaders.set('Audit-Id', 'a1');
+  await assert.rejects(async () => h(ctx), /boom/);
+  assert.equal(ctx.responseHeaders.get('access-control-allow-origin'), null);
+  assert.equal(ctx.responseHeaders.get('audit-id'), 'a1');
+
+  let inner!: RequestContext;
+  const slow = withTimeoutForNonLongRunningRequests(async (c2) => {
+    inner = c2;
+    await new Promise((r) => setTimeout(r, 30));
+    c2.responseHeaders.set('X-Late', '1');
+    return new Response('late');
+  }, c);
+  const ctx2 = ctxWithDeadline('/x', 5);
+  const res = await serve(slow, ctx2);
+  assert.equal(res.status, 504);
+  await new Promise((r) => setTimeout(r, 40));
+  assert.equal(inner.responseHeaders.get('x-late'), '1');
+  assert.equal(ctx2.responseHeaders.get('x-late'), null);
+});
+
+test('WithTimeout: the inner signal also reports the client going away', async () => {
   const ac = new AbortController();
+  const h = withTimeoutForNonLongRunningRequests(
+    (ctx) => new Promise<Response>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+    c,
+  );
+  const p = h(ctxWithDeadline('/api/v1/pods', 60_000, { signal: ac.signal }));
+  ac.abort(new Error('client gone'));
+  await assert.rejects(async () => p, /client gone/);
+});
+
+test('WithTimeout: a signal first read after the deadline is already aborted; long deadlines use the shared wheel', async () => {
   let inner!: RequestContext;
   const h = withTimeoutForNonLongRunningRequests((ctx) => {
     inner = ctx;
     return new Promise<Response>(() => {});
   }, c);
-  const p = h(ctxWithDeadline('/api/v1/pods', 60_000, { signal: ac.signal }));
-  ac.abort();
-  assert.equal((await p).status, 504);
+  assert.equal((await h(ctxWithDeadline('/x', 10))).status, 504);
   assert.equal(inner.signal.aborted, true);
+  // A 1.2 s deadline goes through the 100 ms wheel: fires within a slot of it.
+  const t0 = Date.now();
+  assert.equal((await h(ctxWithDeadline('/x', 1200))).status, 504);
+  const took = Date.now() - t0;
+  assert.ok(took >= 1150 && took < 1600, `took ${took}ms`);
 });
 
 test('WithTimeout: uses --request-timeout without a deadline; long-running requests pass through', async () => {

@@ -30,75 +30,184 @@ export class DeadlineExceededError extends Error {
   }
 }
 
+// --- deadline timers ---
+// A timer per request costs a Timeout object plus two list operations; for the usual long
+// deadlines (60 s) a shared wheel with 100 ms slots is cheaper, and firing up to 100 ms late
+// does not matter there. Short deadlines (`?timeout=50ms`) keep a precise timer. The wheel is
+// used only where timers are objects (Node, Bun, Deno's compat): on Workers a timer should
+// belong to its request, so each request keeps its own.
+
+interface Expiring {
+  expire(): void;
+}
+
+const slotMs = 100;
+const wheel = new Map<number, Set<Expiring>>();
+let ticker: { unref?: () => void } | number | undefined;
+let wheelUsable: boolean | undefined;
+
+function tick(): void {
+  const now = Math.floor(Date.now() / slotMs);
+  for (const [slot, set] of wheel) {
+    if (slot > now) continue;
+    wheel.delete(slot);
+    for (const e of set) e.expire();
+  }
+  if (wheel.size === 0 && ticker !== undefined) {
+    clearInterval(ticker as Parameters<typeof clearInterval>[0]);
+    ticker = undefined;
+  }
+}
+
+/** Calls `e.expire()` at `deadline` (ms since the epoch); returns the cancel function. */
+function scheduleDeadline(deadline: number, e: Expiring): () => void {
+  const remaining = deadline - Date.now();
+  if (remaining < 1000 || wheelUsable === false) {
+    const t = setTimeout(() => e.expire(), Math.max(0, remaining));
+    return () => clearTimeout(t);
+  }
+  const slot = Math.ceil(deadline / slotMs);
+  let set = wheel.get(slot);
+  if (!set) {
+    set = new Set();
+    wheel.set(slot, set);
+  }
+  set.add(e);
+  if (ticker === undefined) {
+    ticker = setInterval(tick, slotMs) as unknown as { unref?: () => void };
+    if (wheelUsable === undefined) wheelUsable = typeof ticker === 'object' && typeof ticker.unref === 'function';
+  }
+  const s = set;
+  return () => {
+    s.delete(e);
+    // The ticker runs only while deadlines are pending, so an idle process can exit.
+    if (s.size === 0 && wheel.get(slot) === s) {
+      wheel.delete(slot);
+      if (wheel.size === 0 && ticker !== undefined) {
+        clearInterval(ticker as Parameters<typeof clearInterval>[0]);
+        ticker = undefined;
+      }
+    }
+  };
+}
+
+/**
+ * One request racing its deadline. The child context it hands down creates its pieces only when
+ * used: the AbortSignal (deadline or client gone) on first read, and the header map, a COPY of
+ * the outer one as Go's cloned map, on first access. Most requests touch neither.
+ */
+class TimeoutRace implements Expiring {
+  private readonly outer: RequestContext;
+  private settled = false;
+  private expiredReason: unknown;
+  private controller: AbortController | undefined;
+  private childSignal: AbortSignal | undefined;
+  headers: Headers | undefined;
+  cancelTimer: (() => void) | undefined;
+  resolve!: (r: Response) => void;
+  reject!: (e: unknown) => void;
+
+  constructor(outer: RequestContext) {
+    this.outer = outer;
+  }
+
+  signal(): AbortSignal {
+    if (!this.childSignal) {
+      this.controller = new AbortController();
+      if (this.settled && this.expiredReason !== undefined) this.controller.abort(this.expiredReason);
+      this.childSignal = AbortSignal.any([this.outer.signal, this.controller.signal]);
+    }
+    return this.childSignal;
+  }
+
+  childHeaders(): Headers {
+    return (this.headers ??= new Headers(this.outer.responseHeaders));
+  }
+
+  expire(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.expiredReason = new DeadlineExceededError();
+    this.controller?.abort(this.expiredReason);
+    this.resolve(timeoutResponse());
+  }
+
+  /** The inner handler answered: true when it was in time. */
+  finish(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.cancelTimer?.();
+    return true;
+  }
+}
+
+function childContext(ctx: RequestContext, race: TimeoutRace): RequestContext {
+  return {
+    ...ctx,
+    get signal() {
+      return race.signal();
+    },
+    set signal(_s: AbortSignal) {
+      throw new TypeError('the request signal belongs to the timeout filter');
+    },
+    get responseHeaders() {
+      return race.childHeaders();
+    },
+    set responseHeaders(h: Headers) {
+      race.headers = h;
+    },
+  };
+}
+
 export function withTimeoutForNonLongRunningRequests(
   next: Handler,
   c: { longRunningFunc: LongRunningRequestCheck; requestTimeout: number; logger: Logger },
 ): Handler {
   const longRunning = c.longRunningFunc;
+  const late = (ctx: RequestContext, what: Record<string, unknown>) =>
+    c.logger.info('post-timeout activity', { method: ctx.request.method, path: ctx.url.pathname, ...what }, 2);
   return (ctx) => {
     const info = requestInfoOr500(ctx);
     if (info instanceof Response) return info;
     if (longRunning(ctx.request, info)) return next(ctx);
     const deadline = requestDeadlineFrom(ctx) ?? ctx.receivedTimestamp + c.requestTimeout;
-    const ac = new AbortController();
-    const child: RequestContext = { ...ctx, responseHeaders: new Headers(ctx.responseHeaders), signal: ac.signal };
-    return new Promise<Response>((resolve, reject) => {
-      let settled = false;
-      const outer = ctx.signal;
-      const finish = (reason: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        outer.removeEventListener('abort', onClientAbort);
-        ac.abort(reason);
-        resolve(timeoutResponse());
-      };
-      const onClientAbort = () => finish(outer.reason);
-      const timer = setTimeout(() => finish(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
-      if (outer.aborted) return finish(outer.reason);
-      outer.addEventListener('abort', onClientAbort, { once: true });
-      const done = () => {
-        clearTimeout(timer);
-        outer.removeEventListener('abort', onClientAbort);
-      };
-      let result: Response | Promise<Response>;
-      try {
-        result = next(child);
-      } catch (err) {
-        settled = true;
-        done();
-        return reject(err);
-      }
-      Promise.resolve(result).then(
-        (res) => {
-          if (settled) {
-            // Post-timeout activity: the 504 is already out; free what the late answer holds.
-            c.logger.info('post-timeout activity', { method: ctx.request.method, path: ctx.url.pathname, result: res.status }, 2);
-            void res.body?.cancel().catch(() => {});
-            return;
-          }
-          settled = true;
-          done();
-          resolve(mergeInnerHeaders(ctx.responseHeaders, child.responseHeaders, res));
-        },
-        (err: unknown) => {
-          if (settled) {
-            c.logger.info('post-timeout activity', { method: ctx.request.method, path: ctx.url.pathname, err: String(err) }, 2);
-            return;
-          }
-          settled = true;
-          done();
-          reject(err);
-        },
-      );
+    const race = new TimeoutRace(ctx);
+    const promise = new Promise<Response>((resolve, reject) => {
+      race.resolve = resolve;
+      race.reject = reject;
     });
+    race.cancelTimer = scheduleDeadline(deadline, race);
+    let result: Response | Promise<Response>;
+    try {
+      result = next(childContext(ctx, race));
+    } catch (err) {
+      // A panic below is re-raised on the outer path, with the outer headers only.
+      if (race.finish()) throw err;
+      late(ctx, { err: String(err) });
+      return promise;
+    }
+    Promise.resolve(result).then(
+      (res) => {
+        if (!race.finish()) {
+          // The 504 is already out; free what the late answer holds.
+          late(ctx, { result: res.status });
+          void res.body?.cancel().catch(() => {});
+          return;
+        }
+        race.resolve(race.headers ? mergeInnerHeaders(ctx.responseHeaders, race.headers, res) : res);
+      },
+      (err: unknown) => {
+        if (!race.finish()) return late(ctx, { err: String(err) });
+        race.reject(err);
+      },
+    );
+    return promise;
   };
 }
 
 /**
  * Headers inner layers put on the copied map reach the Response (the responder's own values
- * win); the unchanged outer ones are left to the outer finalizeResponse, so an answer with no
- * inner headers is not touched here.
+ * win); the unchanged outer ones are left to the outer finalizeResponse.
  */
 function mergeInnerHeaders(outer: Headers, inner: Headers, res: Response): Response {
   for (const [name, value] of inner) {

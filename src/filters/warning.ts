@@ -17,7 +17,7 @@ interface Recorded {
 
 /** The per-request recorder (warning.Recorder). */
 export class WarningRecorder {
-  private readonly headers: Headers;
+  private readonly target: Headers | (() => Headers);
   private readonly totalMaxSize: number;
   private readonly perItemMaxSize: number;
   private readonly recorded = new Set<string>();
@@ -25,10 +25,15 @@ export class WarningRecorder {
   private truncating = false;
   private written = 0;
 
-  constructor(headers: Headers, totalMaxSize = defaultTotalMaxSize, perItemMaxSize = defaultPerItemMaxSize) {
-    this.headers = headers;
+  /** `headers` may be a function, called on the first warning (the timeout filter's map is copied lazily). */
+  constructor(headers: Headers | (() => Headers), totalMaxSize = defaultTotalMaxSize, perItemMaxSize = defaultPerItemMaxSize) {
+    this.target = headers;
     this.totalMaxSize = totalMaxSize;
     this.perItemMaxSize = perItemMaxSize;
+  }
+
+  private get headers(): Headers {
+    return typeof this.target === 'function' ? this.target() : this.target;
   }
 
   addWarning(agent: string, text: string): void {
@@ -95,7 +100,7 @@ export function addWarning(ctx: RequestContext, agent: string, text: string): vo
 
 export function withWarningRecorder(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
-    ctx.values.set(key, new WarningRecorder(ctx.responseHeaders));
+    ctx.values.set(key, new WarningRecorder(() => ctx.responseHeaders));
     return next(ctx);
   };
 }

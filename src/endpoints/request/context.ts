@@ -98,16 +98,24 @@ export function newRequestContext(request: Request, transport?: Transport): Requ
 
 /**
  * Merges the shared header map into a Response, the way Go writes w.Header() with the first
- * WriteHeader: values the responder set itself win. Returns a Response with mutable headers.
+ * WriteHeader: values the responder set itself win. When it adds any, the returned Response has
+ * mutable headers (a copy if the given one's were immutable).
  */
 export function finalizeResponse(ctx: RequestContext, response: Response): Response {
-  let first = true;
+  let mutable = false;
   for (const [name, value] of ctx.responseHeaders) {
-    if (first) {
-      response = ensureMutable(response);
-      first = false;
+    if (response.headers.has(name)) continue;
+    if (!mutable) {
+      mutable = true;
+      // Try the write first: probing every response for immutable headers costs a set and a delete.
+      try {
+        response.headers.set(name, value);
+        continue;
+      } catch {
+        response = new Response(response.body, response);
+      }
     }
-    if (!response.headers.has(name)) response.headers.set(name, value);
+    response.headers.set(name, value);
   }
   return response;
 }

@@ -6,9 +6,11 @@ const malformedEscape = /%(?![0-9a-fA-F]{2})/;
 
 /** The decoded path of `url`, or null when it contains a malformed percent-escape. */
 export function decodedPath(url: URL): string | null {
+  const raw = url.pathname;
+  if (!raw.includes('%')) return raw; // nothing to decode: skip the cache
   let p = cache.get(url);
   if (p !== undefined) return p;
-  p = decode(url.pathname);
+  p = decode(raw);
   cache.set(url, p);
   return p;
 }

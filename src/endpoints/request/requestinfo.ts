@@ -91,53 +91,52 @@ export class RequestInfoFactory {
       fieldSelector: '',
       labelSelector: '',
     };
-    // Steps 2–4.
+    // Steps 2–4. `i` walks the segments instead of slicing them off.
     const trimmed = trimSlashes(path);
     if (trimmed === '') return info;
-    let segs = trimmed.split('/');
+    const segs = trimmed.split('/');
     if (segs.length < 3) return info;
     if (!this.apiPrefixes.has(segs[0]!)) return info;
     // Step 5.
     info.apiPrefix = segs[0]!;
-    segs = segs.slice(1);
+    let i = 1;
     // Step 6.
     if (!this.grouplessAPIPrefixes.has(info.apiPrefix)) {
-      if (segs.length < 3) return info;
-      info.apiGroup = segs[0]!;
-      segs = segs.slice(1);
+      if (segs.length - i < 3) return info;
+      info.apiGroup = segs[i++]!;
     }
     // Step 7.
     info.isResourceRequest = true;
-    info.apiVersion = segs[0]!;
-    segs = segs.slice(1);
+    info.apiVersion = segs[i++]!;
     // Step 8.
     let verbViaPathPrefix = false;
-    if (specialVerbs.has(segs[0]!)) {
-      if (segs.length < 2) {
+    if (specialVerbs.has(segs[i]!)) {
+      if (segs.length - i < 2) {
         throw new RequestInfoError(`unable to determine kind and namespace from url, ${url.pathname}${url.search}`, info);
       }
-      info.verb = segs[0]!;
-      segs = segs.slice(1);
+      info.verb = segs[i++]!;
       verbViaPathPrefix = true;
     } else {
       info.verb = methodVerbs[method] ?? '';
     }
     // Step 9.
-    if (segs[0] === 'namespaces') {
+    const left = segs.length - i;
+    if (segs[i] === 'namespaces') {
       // A server-side-apply PATCH creating a namespace (`/namespaces/<new>`) carries no
       // namespace (upstream code; the reference §7 omits this rule).
-      if (segs.length === 2 && info.verb === 'patch') {
+      if (left === 2 && info.verb === 'patch') {
         // namespace stays ""
-      } else if (segs.length > 1) {
-        info.namespace = segs[1]!;
-        if (segs.length > 2 && segs[2] !== 'status' && segs[2] !== 'finalize') segs = segs.slice(2);
+      } else if (left > 1) {
+        info.namespace = segs[i + 1]!;
+        if (left > 2 && segs[i + 2] !== 'status' && segs[i + 2] !== 'finalize') i += 2;
       }
     }
     // Step 10.
-    info.parts = segs;
-    if (segs.length >= 3 && info.verb !== 'proxy') info.subresource = segs[2]!;
-    if (segs.length >= 2) info.name = segs[1]!;
-    if (segs.length >= 1) info.resource = segs[0]!;
+    const parts = i === 0 ? segs : segs.slice(i);
+    info.parts = parts;
+    if (parts.length >= 3 && info.verb !== 'proxy') info.subresource = parts[2]!;
+    if (parts.length >= 2) info.name = parts[1]!;
+    if (parts.length >= 1) info.resource = parts[0]!;
     // Step 11.
     if (info.name === '' && info.verb === 'get') {
       const q = url.search === '' ? emptyQuery : parseQuery(url.search);
