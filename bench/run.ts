@@ -1,0 +1,182 @@
+// `npm run bench`: starts each variant (bench/variants.ts) in its own process on the same TLS
+// setup, drives it with h2load (HTTP/2) and wrk (HTTP/1.1), and prints req/s, p50, p99 and the
+// ratio to the bare-Hono baseline. Rounds alternate variants to spread the noise of a shared
+// machine; the median round is reported. Not a test: nothing asserts on speed.
+//
+// Environment: BENCH_DURATION (s per run, default 8), BENCH_ROUNDS (default 3),
+// BENCH_VARIANTS (comma list, default all), BENCH_H2_CLIENTS/BENCH_H2_STREAMS (16/10),
+// BENCH_H1_CONNECTIONS (32), BENCH_PROTOCOLS (h2,h1). Diagnostic variants run only when named in
+// BENCH_VARIANTS.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import https from 'node:https';
+import 'reflect-metadata';
+import { generateSelfSignedCertKey } from '../src/server/dynamiccertificates/generate.ts';
+import { benchPath, diagnostics, variants as main } from './variants.ts';
+
+const duration = Number(process.env.BENCH_DURATION ?? 8);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const h2Clients = Number(process.env.BENCH_H2_CLIENTS ?? 16);
+const h2Streams = Number(process.env.BENCH_H2_STREAMS ?? 10);
+const h1Conns = Number(process.env.BENCH_H1_CONNECTIONS ?? 32);
+const only = process.env.BENCH_VARIANTS?.split(',');
+const selected = [...main, ...diagnostics].filter((v) => v.baseline || (only ? only.includes(v.name) : main.includes(v)));
+const protocols = (process.env.BENCH_PROTOCOLS ?? 'h2,h1').split(',');
+
+function requireTool(bin: string, pkg: string): void {
+  if (spawnSync('sh', ['-c', `command -v ${bin}`]).status !== 0) {
+    console.error(`${bin} not found. Install the load tools with:\n  sudo apt-get update && sudo apt-get install -y nghttp2-client wrk\n(${bin} comes from Debian's ${pkg} package.)`);
+    process.exit(1);
+  }
+}
+requireTool('h2load', 'nghttp2-client');
+requireTool('wrk', 'wrk');
+
+interface Result {
+  rps: number;
+  p50: number; // ms
+  p99: number; // ms
+  errors: number;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'edge-bench-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const pem = await generateSelfSignedCertKey({ host: '127.0.0.1', alternateDNS: ['localhost'] });
+writeFileSync(join(dir, 'apiserver.crt'), pem.cert);
+writeFileSync(join(dir, 'apiserver.key'), pem.key);
+
+async function startServer(name: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'server.ts'), name, dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const rl = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    rl.on('line', (line) => {
+      const m = /^PORT (\d+)$/.exec(line);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${name} server exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+function get(port: number): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: '127.0.0.1', port, path: benchPath, rejectUnauthorized: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+      })
+      .on('error', reject);
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function runH2load(port: number): Result {
+  const log = join(dir, 'h2load.log');
+  rmSync(log, { force: true });
+  const r = spawnSync('h2load', ['-D', String(duration), '--warm-up-time=1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  const out = r.stdout + r.stderr;
+  const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out)?.[1] ?? NaN);
+  const failed = Number(/requests: .*?(\d+) failed/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
+  const lat = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => Number(l.split('\t')[2]) / 1000)
+    .sort((a, b) => a - b);
+  return { rps, p50: percentile(lat, 50), p99: percentile(lat, 99), errors: failed + non2xx };
+}
+
+function wrkMillis(s: string | undefined): number {
+  if (!s) return NaN;
+  const m = /^([\d.]+)(us|ms|s)$/.exec(s);
+  if (!m) return NaN;
+  return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+}
+
+function runWrk(port: number): Result {
+  // Warm-up, then the measured run.
+  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', `https://127.0.0.1:${port}${benchPath}`]);
+  const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  const out = r.stdout + r.stderr;
+  const errs = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  const sockErr = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+    p50: wrkMillis(/\n\s+50%\s+(\S+)/.exec(out)?.[1]),
+    p99: wrkMillis(/\n\s+99%\s+(\S+)/.exec(out)?.[1]),
+    errors: Number(errs?.[1] ?? 0) + (sockErr ? sockErr.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+  };
+}
+
+const results = new Map<string, { h2: Result[]; h1: Result[] }>();
+for (const v of selected) results.set(v.name, { h2: [], h1: [] });
+
+console.log(`edge-apiserver bench: ${selected.map((v) => v.name).join(', ')}; ${rounds} rounds × ${duration}s per protocol`);
+console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`h2: h2load -c ${h2Clients} -m ${h2Streams} -t 1; http/1.1: wrk -t 1 -c ${h1Conns}\n`);
+
+// Sanity: every variant answers the same status and body.
+let reference: string | undefined;
+for (const v of selected) {
+  const { child, port } = await startServer(v.name);
+  try {
+    const r = await get(port);
+    if (r.status !== 200) throw new Error(`${v.name}: GET ${benchPath} → ${r.status} ${r.body}`);
+    reference ??= r.body;
+    if (r.body !== reference) throw new Error(`${v.name}: body differs from the baseline`);
+    console.log(`${v.name.padEnd(11)} ${v.description}\n${''.padEnd(12)}headers: ${Object.keys(r.headers).join(', ')}`);
+  } finally {
+    await stopServer(child);
+  }
+}
+console.log('');
+
+for (let round = 1; round <= rounds; round++) {
+  for (const v of selected) {
+    const { child, port } = await startServer(v.name);
+    try {
+      const none: Result = { rps: NaN, p50: NaN, p99: NaN, errors: 0 };
+      const h2 = protocols.includes('h2') ? runH2load(port) : none;
+      const h1 = protocols.includes('h1') ? runWrk(port) : none;
+      results.get(v.name)!.h2.push(h2);
+      results.get(v.name)!.h1.push(h1);
+      console.log(`round ${round} ${v.name.padEnd(11)} h2 ${h2.rps.toFixed(0).padStart(7)} req/s   http/1.1 ${h1.rps.toFixed(0).padStart(7)} req/s${h2.errors + h1.errors ? `   (errors: ${h2.errors + h1.errors})` : ''}`);
+    } finally {
+      await stopServer(child);
+    }
+  }
+}
+
+function median(rs: Result[]): Result {
+  const sorted = [...rs].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const base = selected.find((v) => v.baseline)!;
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+console.log('\nmedian of rounds          req/s     p50 ms   p99 ms    b/a req/s');
+for (const proto of (['h2', 'h1'] as const).filter((p) => protocols.includes(p))) {
+  const a = median(results.get(base.name)![proto]);
+  for (const v of selected) {
+    const r = median(results.get(v.name)![proto]);
+    const label = `${proto === 'h2' ? 'HTTP/2  ' : 'HTTP/1.1'} ${v.name}`;
+    console.log(`${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}    ${v === base ? '   -' : (r.rps / a.rps).toFixed(2).padStart(5)}`);
+  }
+}
+console.log('\ntarget: b/a ≥ 0.75 on both protocols (b = edge)');

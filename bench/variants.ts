@@ -1,0 +1,175 @@
+// The benchmarked servers. Each answers GET /api/v1/namespaces/default/pods/bench with the same
+// small Pod JSON over TLS (HTTP/2 and HTTP/1.1 by ALPN), with the same certificate and HTTP/2
+// settings. Add a variant here (authn, authz, audit, APF …) and `npm run bench` measures it
+// against the bare baseline in the same run.
+
+import http2 from 'node:http2';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { getRequestListener } from '@hono/node-server';
+import { complete, newConfig, newServer, newEmptyDelegate, notFoundHandler, type Config, type APIEnv } from '../src/index.ts';
+import { discardLogger } from '../src/util/logger.ts';
+import { NodeServingListener } from '../adapters/node/listener.ts';
+import { NodeFileSystem } from '../adapters/node/fs.ts';
+import { SecureServingOptions } from '../src/server/options/serving.ts';
+
+export const benchPath = '/api/v1/namespaces/default/pods/bench';
+export const podJSON = JSON.stringify({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: { name: 'bench', namespace: 'default', uid: '6b1d2c3e-0000-4000-8000-000000000001', resourceVersion: '1' },
+  spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+  status: { phase: 'Running' },
+});
+
+export interface Variant {
+  name: string;
+  /** Shown in the report. */
+  description: string;
+  /** The baseline the ratio is computed against (b/a). */
+  baseline?: boolean;
+  start(certDir: string): Promise<{ port: number; stop: () => Promise<void> }>;
+}
+
+// Same HTTP/2 settings as adapters/node/listener.ts (upstream's server limits).
+const h2Settings = { maxConcurrentStreams: 250, maxHeaderListSize: 1 << 20, initialWindowSize: 256 << 10, maxFrameSize: 256 << 10 };
+
+type PlainFetch = (req: Request, env: { incoming: { httpVersionMajor: number } }) => Response | Promise<Response>;
+
+function plainTLSServer(certDir: string, fetch: PlainFetch): Promise<{ port: number; stop: () => Promise<void> }> {
+  const server = http2.createSecureServer(
+    { cert: readFileSync(join(certDir, 'apiserver.crt')), key: readFileSync(join(certDir, 'apiserver.key')), allowHTTP1: true, settings: h2Settings },
+    getRequestListener(fetch as Parameters<typeof getRequestListener>[0]),
+  );
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve({
+        port: (server.address() as { port: number }).port,
+        stop: () => new Promise<void>((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
+/** A kube-style server config answering the bench path through the full chain. */
+function edgeConfig(overrides: Partial<Config> = {}): Config {
+  const config = newConfig({ logger: discardLogger, ...overrides });
+  config.routeInstallers.push((s) => {
+    const routes = new Hono<APIEnv>();
+    routes.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+    s.handler.registerWebService('/api/v1', routes);
+  });
+  return config;
+}
+
+async function edgeOnNodeListener(certDir: string, overrides: Partial<Config> = {}) {
+  const config = edgeConfig(overrides);
+  const o = new SecureServingOptions();
+  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: certDir, certFile: join(certDir, 'apiserver.crt'), keyFile: join(certDir, 'apiserver.key') });
+  await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
+  const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
+  const listener = new NodeServingListener(config.secureServing!, { port: 0, logger: discardLogger });
+  const stop = new AbortController();
+  const running = server.run({ signal: stop.signal, listener });
+  await new Promise<void>((resolve) => {
+    const check = () => (listener.address() ? resolve() : setTimeout(check, 10));
+    check();
+  });
+  return {
+    port: listener.address().port,
+    stop: async () => {
+      stop.abort();
+      await running.catch(() => {});
+    },
+  };
+}
+
+const diagApp = () => {
+  const app = new Hono();
+  app.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+  return app;
+};
+
+/** Diagnostics (BENCH_VARIANTS=…): what a chained server pays that bare Hono does not. */
+export const diagnostics: Variant[] = [
+  {
+    name: 'd-async',
+    description: 'bare Hono answering through a Promise',
+    start: (certDir) => {
+      const app = diagApp();
+      return plainTLSServer(certDir, async (req) => app.fetch(req));
+    },
+  },
+  {
+    name: 'd-touch',
+    description: 'bare Hono, synchronous, reading URL, signal and a request header first',
+    start: (certDir) => {
+      const app = diagApp();
+      return plainTLSServer(certDir, (req) => {
+        void new URL(req.url);
+        void req.signal;
+        void req.headers.get('audit-id');
+        return app.fetch(req);
+      });
+    },
+  },
+  {
+    name: 'd-headers',
+    description: 'bare Hono, synchronous, two response headers set after the handler',
+    start: (certDir) => {
+      const app = diagApp();
+      return plainTLSServer(certDir, (req) => {
+        const res = app.fetch(req) as Response;
+        res.headers.set('Audit-Id', crypto.randomUUID());
+        res.headers.set('Cache-Control', 'no-cache, private');
+        return res;
+      });
+    },
+  },
+];
+
+export const variants: Variant[] = [
+  {
+    name: 'bare',
+    description: 'bare Hono on @hono/node-server (http2.createSecureServer, allowHTTP1)',
+    baseline: true,
+    start: (certDir) => {
+      const app = new Hono();
+      app.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+      return plainTLSServer(certDir, (req) => app.fetch(req));
+    },
+  },
+  {
+    name: 'bare-async',
+    description: 'diagnostic: bare Hono answering through a Promise and touching request headers, URL and signal as every chained server must',
+    start: (certDir) => {
+      const app = new Hono();
+      app.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+      return plainTLSServer(certDir, async (req) => {
+        void new URL(req.url);
+        void req.signal;
+        void req.headers.get('audit-id');
+        const res = await app.fetch(req);
+        res.headers.set('Audit-Id', crypto.randomUUID());
+        res.headers.set('Cache-Control', 'no-cache, private');
+        return res;
+      });
+    },
+  },
+  {
+    name: 'edge',
+    description: 'edge-apiserver: full DefaultBuildHandlerChain + director, adapters/node listener (no authn/authz/audit configured, max-in-flight 400/200)',
+    start: (certDir) => edgeOnNodeListener(certDir),
+  },
+  {
+    name: 'edge-plain',
+    description: 'edge-apiserver chain behind the same plain listener as bare (isolates the chain from the listener)',
+    start: (certDir) => {
+      const config = edgeConfig();
+      const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
+      server.prepareRun();
+      return plainTLSServer(certDir, (req, env) => server.fetch(req, { protocol: env.incoming.httpVersionMajor === 2 ? 'h2' : 'http/1.1' }));
+    },
+  },
+];
