@@ -363,3 +363,15 @@ test('WithAudit: past 500ms, tracked layer latencies become annotations', async 
   await serve(withLatencyTrackers(inner), fast);
   assert.equal(backend.events[1]!.annotations, undefined);
 });
+
+test('WithAudit: a streaming handler that fails after the response started records Panic', async () => {
+  const { backend, c } = setup('Metadata');
+  let fail!: (e: Error) => void;
+  const stream = new ReadableStream<Uint8Array>({ start: (ctl) => void (fail = (e) => ctl.error(e)) });
+  const res = await serve(withAudit(() => new Response(stream), c), ctxFor('/api/v1/pods?watch=true'));
+  const reading = res.body!.getReader().read();
+  fail(new Error('watch broke'));
+  await assert.rejects(reading);
+  assert.deepEqual(backend.stages(), ['RequestReceived', 'ResponseStarted', 'Panic']);
+  assert.match(backend.lines()[2]!, /"responseStatus":\{"metadata":\{\},"status":"Failure","message":"APIServer panic'd: watch broke","reason":"InternalError","code":500\}/);
+});

@@ -58,7 +58,7 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
     } catch (err) {
       await requestCapture;
       noteImpersonation(ctx, ac, userAtEntry);
-      ac.event.responseStatus = { code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${errorMessage(err)}` };
+      ac.event.responseStatus = panicStatus(err);
       await stage(ac, 'Panic');
       flushOnEdge(ctx, d.backend);
       throw err;
@@ -74,7 +74,7 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
         return response;
       }
       // ResponseComplete when the stream ends or the client goes away.
-      return new Response(onStreamEnd(response.body, () => completeLater(ctx, ac, d, stage)), response);
+      return new Response(onStreamEnd(response.body, (err) => completeLater(ctx, ac, d, stage, err)), response);
     }
 
     await captureResponseObject(ctx, ac, response, d);
@@ -105,9 +105,15 @@ function writeLatencyToAnnotation(ctx: RequestContext): void {
   for (const [k, v] of layers) addAuditAnnotation(ctx, k, v);
 }
 
-function completeLater(ctx: RequestContext, ac: AuditContext, d: AuditDeps, stage: (ac: AuditContext, s: Stage) => Promise<boolean>): void {
-  const done = stage(ac, 'ResponseComplete');
+function completeLater(ctx: RequestContext, ac: AuditContext, d: AuditDeps, stage: (ac: AuditContext, s: Stage) => Promise<boolean>, err?: unknown): void {
+  // A stream that fails on the server side is the panic of a streaming handler.
+  if (err !== undefined) ac.event.responseStatus = panicStatus(err);
+  const done = stage(ac, err !== undefined ? 'Panic' : 'ResponseComplete');
   if (ctx.transport.waitUntil) ctx.transport.waitUntil(done.then(() => d.backend.flush?.()));
+}
+
+function panicStatus(err: unknown): AuditContext['event']['responseStatus'] {
+  return { code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${errorMessage(err)}` };
 }
 
 /**
@@ -127,28 +133,33 @@ function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
-/** Passes a body through, calling `onEnd` once when it finishes, errors or is cancelled. */
-function onStreamEnd(body: ReadableStream<Uint8Array>, onEnd: () => void): ReadableStream<Uint8Array> {
+/**
+ * Passes a body through, calling `onEnd` once: when it finishes or the client cancels it
+ * (no argument), or with the error when the source fails.
+ */
+function onStreamEnd(body: ReadableStream<Uint8Array>, onEnd: (err?: unknown) => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let ended = false;
-  const end = () => {
+  const end = (err?: unknown) => {
     if (!ended) {
       ended = true;
-      onEnd();
+      onEnd(err);
     }
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          end();
-        } else controller.enqueue(value);
+        chunk = await reader.read();
       } catch (err) {
+        end(err ?? new Error('stream error'));
         controller.error(err);
-        end();
+        return;
       }
+      if (chunk.done) {
+        controller.close();
+        end();
+      } else controller.enqueue(chunk.value);
     },
     async cancel(reason) {
       try {
