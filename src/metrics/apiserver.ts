@@ -376,6 +376,7 @@ export class APIServerMetrics {
       help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
       labelNames: labels,
       stabilityLevel: 'ALPHA',
+      resettable: false,
     });
     const keys: Record<string, string> = {
       build_date: 'buildDate', compiler: 'compiler', git_commit: 'gitCommit', git_tree_state: 'gitTreeState',

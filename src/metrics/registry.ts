@@ -22,6 +22,8 @@ export interface MetricOpts {
   stabilityLevel?: StabilityLevel;
   /** Labels with a fixed value on every series. */
   constLabels?: Readonly<Record<string, string>>;
+  /** False for constant metrics (build info) that Reset must keep. Default true. */
+  resettable?: boolean;
 }
 
 export interface HistogramOpts extends MetricOpts {
@@ -95,6 +97,7 @@ abstract class Vec<T> implements Collector {
   protected readonly children = new Map<string, { values: string[]; child: T }>();
   /** Unlabelled metrics always print (client_golang registers the one series up front). */
   protected readonly alwaysPresent: boolean;
+  private readonly resettable: boolean;
 
   constructor(opts: MetricOpts) {
     this.name = opts.name;
@@ -103,6 +106,7 @@ abstract class Vec<T> implements Collector {
     this.labelNames = opts.labelNames ?? [];
     this.constLabels = Object.entries(opts.constLabels ?? {});
     this.alwaysPresent = this.labelNames.length === 0;
+    this.resettable = opts.resettable ?? true;
   }
 
   protected abstract newChild(): T;
@@ -150,7 +154,7 @@ abstract class Vec<T> implements Collector {
   }
 
   reset(): void {
-    this.children.clear();
+    if (this.resettable) this.children.clear();
   }
 }
 
