@@ -32,6 +32,10 @@ export interface NodeServingListenerOptions {
 
 /** MaxHeaderBytes (1 MiB). */
 export const maxHeaderBytes = 1 << 20;
+/** Go reads up to MaxHeaderBytes + 4096 (bufio slack) for the request line and headers of HTTP/1. */
+const h1HeaderLimit = maxHeaderBytes + 4096;
+/** Go's HTTP/2 SETTINGS_MAX_HEADER_LIST_SIZE: MaxHeaderBytes plus 10 typical fields × 32 bytes overhead. */
+const h2HeaderListSize = maxHeaderBytes + 10 * 32;
 /** MaxUploadBufferPerStream and MaxReadFrameSize (256 KiB). */
 const perStreamBuffer = 256 << 10;
 /** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (pitfall §0.1). */
@@ -162,7 +166,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           ALPNProtocols: ['http/1.1'],
-          maxHeaderSize: maxHeaderBytes,
+          maxHeaderSize: h1HeaderLimit,
           keepAliveTimeout: idle,
           headersTimeout,
           requestTimeout: 0,
@@ -178,7 +182,7 @@ export class NodeServingListener implements ServingListener {
           allowHTTP1: true,
           settings: {
             maxConcurrentStreams: streams,
-            maxHeaderListSize: maxHeaderBytes,
+            maxHeaderListSize: h2HeaderListSize,
             initialWindowSize: perStreamBuffer,
             maxFrameSize: perStreamBuffer,
           },
@@ -190,7 +194,7 @@ export class NodeServingListener implements ServingListener {
       );
       // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (pitfall §0.3).
       const h1 = server as unknown as Record<string, number>;
-      h1.maxHeaderSize = maxHeaderBytes;
+      h1.maxHeaderSize = h1HeaderLimit;
       h1.keepAliveTimeout = idle;
       h1.headersTimeout = headersTimeout;
       h1.requestTimeout = 0;
