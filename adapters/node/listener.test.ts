@@ -114,7 +114,7 @@ test('h2 and http/1.1 are negotiated by ALPN on one port; the transport carries 
   }
 });
 
-test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, 1 MiB header list', async () => {
+test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, Go's header list size', async () => {
   for (const [streams, want] of [[0, 100], [1000, 1000]] as const) {
     const l = await start({ http2MaxStreamsPerConnection: streams });
     try {
