@@ -13,6 +13,8 @@ import { discardLogger } from '../src/util/logger.ts';
 import { NodeServingListener } from '../adapters/node/listener.ts';
 import { NodeFileSystem } from '../adapters/node/fs.ts';
 import { SecureServingOptions } from '../src/server/options/serving.ts';
+import { AuditMetrics, IgnoreErrorsBackend, LogBackend, fixedPolicyRuleEvaluator } from '../src/index.ts';
+import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
 
 export const benchPath = '/api/v1/namespaces/default/pods/bench';
 export const podJSON = JSON.stringify({
@@ -161,6 +163,16 @@ export const variants: Variant[] = [
     name: 'edge',
     description: 'edge-apiserver: full DefaultBuildHandlerChain + director, adapters/node listener (no authn/authz/audit configured, max-in-flight 400/200)',
     start: (certDir) => edgeOnNodeListener(certDir),
+  },
+  {
+    name: 'edge-audit',
+    description: 'edge + audit: Metadata-level policy for every request, JSON lines to a file (blocking mode, the default; adapters/node/audit-log-writer.ts)',
+    start: async (certDir) => {
+      const metrics = new AuditMetrics();
+      const log = await openAuditLogFile(join(certDir, `audit-${process.pid}.log`), { maxSize: 100, maxAge: 0, maxBackups: 1, compress: false });
+      const backend = new IgnoreErrorsBackend(new LogBackend(log, 'json', discardLogger, metrics));
+      return edgeOnNodeListener(certDir, { audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend, metrics } });
+    },
   },
   {
     name: 'edge-plain',
