@@ -4,7 +4,8 @@
 // back by the deadline, answers the filter's 504: the bare Status without kind/apiVersion, text
 // content type sniffed by Go, with the outer headers only (inner ones are dropped). §10.
 
-import { ensureMutable, type Handler, type RequestContext } from '../endpoints/request/context.ts';
+import { ensureMutable, type AuthenticationInfo, type Handler, type RequestContext, type Transport, type UserInfo } from '../endpoints/request/context.ts';
+import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import { encodeStatus } from '../endpoints/responsewriters/status.ts';
 import type { LongRunningRequestCheck } from '../server/config.ts';
 import type { Logger } from '../util/logger.ts';
@@ -80,14 +81,9 @@ function scheduleDeadline(deadline: number, e: Expiring): () => void {
   const s = set;
   return () => {
     s.delete(e);
-    // The ticker runs only while deadlines are pending, so an idle process can exit.
-    if (s.size === 0 && wheel.get(slot) === s) {
-      wheel.delete(slot);
-      if (wheel.size === 0 && ticker !== undefined) {
-        clearInterval(ticker as Parameters<typeof clearInterval>[0]);
-        ticker = undefined;
-      }
-    }
+    // Empty slots go at once; the ticker stops at its next tick once no deadline is pending,
+    // so an idle process can exit (and a steady stream of requests does not restart it).
+    if (s.size === 0 && wheel.get(slot) === s) wheel.delete(slot);
   };
 }
 
@@ -113,9 +109,14 @@ class TimeoutRace implements Expiring {
 
   signal(): AbortSignal {
     if (!this.childSignal) {
-      this.controller = new AbortController();
-      if (this.settled && this.expiredReason !== undefined) this.controller.abort(this.expiredReason);
-      this.childSignal = AbortSignal.any([this.outer.signal, this.controller.signal]);
+      const ac = new AbortController();
+      this.controller = ac;
+      const outer = this.outer.signal;
+      if (this.settled && this.expiredReason !== undefined) ac.abort(this.expiredReason);
+      else if (outer.aborted) ac.abort(outer.reason);
+      // The request's own signal dies with the request: no need to remove this listener.
+      else outer.addEventListener('abort', () => ac.abort(outer.reason), { once: true });
+      this.childSignal = ac.signal;
     }
     return this.childSignal;
   }
@@ -141,22 +142,52 @@ class TimeoutRace implements Expiring {
   }
 }
 
-function childContext(ctx: RequestContext, race: TimeoutRace): RequestContext {
-  return {
-    ...ctx,
-    get signal() {
-      return race.signal();
-    },
-    set signal(_s: AbortSignal) {
-      throw new TypeError('the request signal belongs to the timeout filter');
-    },
-    get responseHeaders() {
-      return race.childHeaders();
-    },
-    set responseHeaders(h: Headers) {
-      race.headers = h;
-    },
-  };
+/**
+ * The inner handler's context: the outer one's values (copied, so what inner layers set — the
+ * user, impersonation — stays inside, as Go's derived contexts), with the race's lazy signal
+ * and header map. A class, so the accessors live on the prototype (an object literal with
+ * per-request getters is far slower and heavier on the GC).
+ */
+class TimeoutChildContext implements RequestContext {
+  request: Request;
+  url: URL;
+  transport: Transport;
+  receivedTimestamp: number;
+  auditID?: string;
+  requestInfo?: RequestInfo;
+  user?: UserInfo;
+  authenticationInfo?: AuthenticationInfo;
+  muxAndDiscoveryIncomplete?: boolean;
+  values: Map<symbol | string, unknown>;
+  private readonly race: TimeoutRace;
+
+  constructor(ctx: RequestContext, race: TimeoutRace) {
+    this.request = ctx.request;
+    this.url = ctx.url;
+    this.transport = ctx.transport;
+    this.receivedTimestamp = ctx.receivedTimestamp;
+    this.auditID = ctx.auditID;
+    this.requestInfo = ctx.requestInfo;
+    this.user = ctx.user;
+    this.authenticationInfo = ctx.authenticationInfo;
+    this.muxAndDiscoveryIncomplete = ctx.muxAndDiscoveryIncomplete;
+    this.values = ctx.values;
+    this.race = race;
+    // Fields added to RequestContext later are carried over too.
+    for (const k of Object.keys(ctx)) if (!(k in this)) (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
+  }
+
+  get signal(): AbortSignal {
+    return this.race.signal();
+  }
+
+  get responseHeaders(): Headers {
+    return this.race.childHeaders();
+  }
+
+  set responseHeaders(h: Headers) {
+    this.race.headers = h;
+  }
 }
 
 export function withTimeoutForNonLongRunningRequests(
@@ -179,7 +210,7 @@ export function withTimeoutForNonLongRunningRequests(
     race.cancelTimer = scheduleDeadline(deadline, race);
     let result: Response | Promise<Response>;
     try {
-      result = next(childContext(ctx, race));
+      result = next(new TimeoutChildContext(ctx, race));
     } catch (err) {
       // A panic below is re-raised on the outer path, with the outer headers only.
       if (race.finish()) throw err;
