@@ -135,7 +135,7 @@ export class NodeServingListener implements ServingListener {
       this.byName = byName;
       if (defaultChanged) this.server.setSecureContext(this.serverTLSOptions());
     } catch (err) {
-      if (initial) throw new Error(`invalid serving certificate: ${(err as Error).message}`);
+      if (initial) throw new Error(`error configuring TLS: ${(err as Error).message}`);
       this.logger.error('Failed to rebuild the TLS configuration, keeping the previous one', { err: (err as Error).message });
     }
   }
