@@ -23,8 +23,15 @@ test('the portability check catches an offender', () => {
   assert.ok(!importPattern.test(`import { Hono } from 'hono';`));
 });
 
+/** Source without comments, so prose that mentions process.env is not an offence. */
+function code(file: string): string {
+  return readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+}
+
 test('src/ uses no Node-only globals', () => {
   const files = globSync('src/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
-  const offenders = files.filter((f) => /\b(process\.(env|argv|exit|on)|Buffer\.|__dirname|require\()/.test(readFileSync(f, 'utf8')));
+  const offenders = files.filter((f) => /\b(process\.(env|argv|exit|on)|Buffer\.|__dirname|require\()/.test(code(f)));
   assert.deepEqual(offenders, []);
 });
