@@ -14,12 +14,18 @@ function pad(n: number, w = 2): string {
   return String(n).padStart(w, '0');
 }
 
+// Events come in bursts within the same second: keep the last second's text.
+let cachedSecond = NaN;
+let cachedBase = '';
+
 function dateParts(micros: number): { base: string; frac: number } {
-  const ms = Math.floor(micros / 1000);
-  const d = new Date(ms);
-  const base = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  const frac = micros - Math.floor(ms / 1000) * 1_000_000;
-  return { base, frac };
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== cachedSecond) {
+    const d = new Date(second * 1000);
+    cachedBase = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+    cachedSecond = second;
+  }
+  return { base: cachedBase, frac: micros - second * 1_000_000 };
 }
 
 /** metav1.MicroTime JSON: RFC3339 with exactly six fractional digits, UTC. */
@@ -35,7 +41,15 @@ export function formatRFC3339Nano(micros: number): string {
   return `${base}.${pad(frac, 6).replace(/0+$/, '')}Z`;
 }
 
-const q = (s: string): string => goJSON(s);
+// Strings that need no escaping (the common case) skip JSON.stringify and the HTML-escape pass.
+const needsEscape = /[\u0000-\u001f"\\<>&\u007f-\uffff]/;
+const q = (s: string): string => (needsEscape.test(s) ? goJSON(s) : `"${s}"`);
+
+function qList(list: readonly string[]): string {
+  let out = '[';
+  for (let i = 0; i < list.length; i++) out += (i ? ',' : '') + q(list[i]!);
+  return out + ']';
+}
 
 function encodeUser(u: EventUser): string {
   let out = '{';
@@ -49,7 +63,7 @@ function encodeUser(u: EventUser): string {
     sep = ',';
   }
   if (u.groups?.length) {
-    out += `${sep}"groups":${goJSON(u.groups)}`;
+    out += `${sep}"groups":${qList(u.groups)}`;
     sep = ',';
   }
   if (u.extra && Object.keys(u.extra).length) {
@@ -92,10 +106,15 @@ export function encodeEvent(ev: AuditEvent): string {
     const c = ev.authenticationMetadata.impersonationConstraint;
     out += `,"authenticationMetadata":${c ? `{"impersonationConstraint":${q(c)}}` : '{}'}`;
   }
-  if (ev.sourceIPs?.length) out += `,"sourceIPs":${goJSON(ev.sourceIPs)}`;
+  if (ev.sourceIPs?.length) out += `,"sourceIPs":${qList(ev.sourceIPs)}`;
   if (ev.userAgent) out += `,"userAgent":${q(ev.userAgent)}`;
   if (ev.objectRef) out += `,"objectRef":${encodeObjectRef(ev.objectRef)}`;
-  if (ev.responseStatus) out += `,"responseStatus":${goJSON(statusObject(ev.responseStatus, false))}`;
+  const rs = ev.responseStatus;
+  if (rs) {
+    // Most events carry just the code.
+    const onlyCode = rs.code !== undefined && !rs.status && !rs.message && !rs.reason && !rs.details;
+    out += onlyCode ? `,"responseStatus":{"metadata":{},"code":${rs.code}}` : `,"responseStatus":${goJSON(statusObject(rs, false))}`;
+  }
   if (ev.requestObject) out += `,"requestObject":${ev.requestObject}`;
   if (ev.responseObject) out += `,"responseObject":${ev.responseObject}`;
   out += `,"requestReceivedTimestamp":"${formatMicroTime(ev.requestReceivedTimestamp)}","stageTimestamp":"${formatMicroTime(ev.stageTimestamp)}"`;
