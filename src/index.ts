@@ -72,6 +72,10 @@ export {
 /** Flags with kube-apiserver syntax. */
 export { FlagSet, Flag, FlagError, HelpRequested } from './server/options/flags.ts';
 export { MemoryFileSystem, type FileSystem } from './server/options/filesystem.ts';
+/** Secure serving options and what a listener needs (certificate code loads lazily, see dynamiccertificates/). */
+export { SecureServingOptions, type SecureServingInfo, type NamedCertKey } from './server/options/serving.ts';
+export { LogsOptions } from './server/options/logs.ts';
+export type { CertKeyContentProvider, SNICertKeyContentProvider, CAContentProvider } from './server/dynamiccertificates/content.ts';
 /** Authentication: kube-apiserver's authenticators, composable on their own (k8s-filters.md §12). */
 export {
   withAudiences,
