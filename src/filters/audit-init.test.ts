@@ -31,3 +31,9 @@ test('WithAuditInit: on short-circuit responses too', async () => {
   const res = await serve(withAuditInit(() => new Response('busy', { status: 429 })), ctx);
   assert.equal(res.headers.get('audit-id'), 'abc');
 });
+
+test('WithAuditInit: the first Audit-ID line wins where the runtime gives raw header lines', async () => {
+  const ctx = testContext('/', { transport: { rawHeaders: ['Host', 'h', 'Audit-ID', 'first', 'audit-id', 'second'] } });
+  const res = await serve(withAuditInit(recorder()), ctx);
+  assert.equal(res.headers.get('audit-id'), 'first');
+});

@@ -4,13 +4,16 @@
 
 import type { Handler } from '../endpoints/request/context.ts';
 import { auditContextFrom } from '../audit/context.ts';
+import { headerValues } from '../authentication/headers.ts';
 
 /**
  * @example app.use(honoMiddleware(withAuditInit, config)) // every response carries Audit-Id
  */
 export function withAuditInit(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
-    const id = ctx.request.headers.get('audit-id') || crypto.randomUUID();
+    // Go's Header.Get: the first line's value. From the raw header list where the runtime gives
+    // one, which also spares building a Fetch Headers object on the hot path.
+    const id = headerValues(ctx, 'audit-id')[0] || crypto.randomUUID();
     ctx.auditID = id;
     auditContextFrom(ctx);
     // Set before next (Go's shared header map), so even panics and 429s carry it; a value a
