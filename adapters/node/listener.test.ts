@@ -114,7 +114,7 @@ test('h2 and http/1.1 are negotiated by ALPN on one port; the transport carries 
   }
 });
 
-test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, Go's header list size', async () => {
+test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, header list size as Go computes it', async () => {
   for (const [streams, want] of [[0, 100], [1000, 1000]] as const) {
     const l = await start({ http2MaxStreamsPerConnection: streams });
     try {
@@ -412,6 +412,34 @@ test('HTTP/2: hop-by-hop headers are stripped, raw ReadableStream bodies stream;
     // HTTP/1.1 keeps its headers.
     const h1 = await h1Get(port(l), '/watch');
     assert.equal(h1.headers['transfer-encoding'], 'chunked');
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
+test('idle timeout: an HTTP/2 session without streams is closed; an active stream keeps it open; idle HTTP/1.1 closes', async () => {
+  const l = await start({}, async (request) => {
+    const ms = Number(new URL(request.url).searchParams.get('ms') ?? 0);
+    await new Promise((r) => setTimeout(r, ms));
+    return new Response('ok');
+  }, { idleTimeout: 300 });
+  try {
+    const s = h2Connect(port(l));
+    const closed = new Promise<number>((resolve) => s.once('close', () => resolve(performance.now())));
+    // A request longer than the idle timeout: the session stays up while it runs.
+    const t0 = performance.now();
+    assert.equal((await h2Get(s, '/?ms=700')).body, 'ok');
+    const done = performance.now();
+    assert.ok(done - t0 >= 650);
+    const at = await closed;
+    assert.ok(at - done >= 250 && at - done < 2000, `closed ${at - done} ms after the last stream`);
+    // HTTP/1.1 keep-alive idles out too.
+    const sock = await handshake(port(l), { ALPNProtocols: ['http/1.1'] });
+    sock.resume();
+    sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    const t1 = performance.now();
+    await new Promise<void>((resolve) => sock.once('close', () => resolve()));
+    assert.ok(performance.now() - t1 < 3000);
   } finally {
     await l.shutdown(1000);
   }
