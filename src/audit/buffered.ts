@@ -50,6 +50,7 @@ export class TokenBucket {
 const never = new Promise<void>(() => {});
 
 export class BufferedBackend implements AuditBackend {
+  readonly neverFails = true;
   private readonly delegate: AuditBackend;
   private readonly config: BatchConfig;
   private readonly logger: Logger;

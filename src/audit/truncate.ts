@@ -27,7 +27,9 @@ export class TruncateBackend implements AuditBackend {
   private readonly config: TruncateConfig;
   private readonly logger: Logger;
   private readonly metrics: AuditMetrics;
+  readonly neverFails: boolean;
   constructor(delegate: AuditBackend, config: TruncateConfig, logger: Logger, metrics: AuditMetrics) {
+    this.neverFails = !!delegate.neverFails;
     this.delegate = delegate;
     this.config = config;
     this.logger = logger;

@@ -72,6 +72,11 @@ export interface AuditSink {
 
 /** audit.Backend. */
 export interface AuditBackend extends AuditSink {
+  /**
+   * processEvents never reports a failure (blocking and batch modes). WithAudit then runs the
+   * handler while RequestReceived is being stored and holds only the response for it.
+   */
+  readonly neverFails?: boolean;
   /** Starts background work; `stop` resolves when it should stop taking work (InFlightRequestsDrained). */
   run(stop: Promise<void>): void | Promise<void>;
   /** Delivers everything pending, then stops. Called after `stop` resolved. */

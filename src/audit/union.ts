@@ -5,8 +5,10 @@ import type { AuditBackend, AuditEvent } from './types.ts';
 
 export class UnionBackend implements AuditBackend {
   readonly backends: AuditBackend[];
+  readonly neverFails: boolean;
   constructor(backends: AuditBackend[]) {
     this.backends = backends;
+    this.neverFails = backends.every((b) => b.neverFails);
   }
   processEvents(events: AuditEvent[]): boolean | Promise<boolean> {
     let success = true;
@@ -44,6 +46,7 @@ export function unionBackends(...backends: (AuditBackend | undefined)[]): AuditB
 
 /** Blocking mode: waits for the delegate, reports success whatever happened (errors are logged and counted by the delegate). */
 export class IgnoreErrorsBackend implements AuditBackend {
+  readonly neverFails = true;
   private readonly delegate: AuditBackend;
   constructor(delegate: AuditBackend) {
     this.delegate = delegate;

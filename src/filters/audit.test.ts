@@ -8,6 +8,7 @@ import { MemoryBackend } from '../audit/testing.ts';
 import { fixedPolicyRuleEvaluator, loadPolicyFromBytes, newPolicyRuleEvaluator } from '../audit/policy.ts';
 import { addAuditAnnotation, logImpersonatedUser } from '../audit/context.ts';
 import { AuditMetrics } from '../audit/metrics.ts';
+import { IgnoreErrorsBackend } from '../audit/union.ts';
 import type { Level, Stage } from '../audit/types.ts';
 import type { RequestContext, Handler } from '../endpoints/request/context.ts';
 import { errorNegotiated, newUnauthorized, newBadRequest, respondWithError } from '../endpoints/responsewriters/status.ts';
@@ -374,4 +375,22 @@ test('WithAudit: a streaming handler that fails after the response started recor
   await assert.rejects(reading);
   assert.deepEqual(backend.stages(), ['RequestReceived', 'ResponseStarted', 'Panic']);
   assert.match(backend.lines()[2]!, /"responseStatus":\{"metadata":\{\},"status":"Failure","message":"APIServer panic'd: watch broke","reason":"InternalError","code":500\}/);
+});
+
+test('WithAudit: blocking mode (a backend that never fails) runs the handler meanwhile, holds the response', async () => {
+  const inner = new MemoryBackend();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  inner.processEvents = (evs) => gate.then(() => (inner.events.push(...evs), false));
+  const backend = new IgnoreErrorsBackend(inner);
+  const c = testConfig({ audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend } });
+  const next = recorder();
+  let answered = false;
+  const p = serve(withAudit(next, c), ctxFor('/api/v1/pods')).then((r) => ((answered = true), r));
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(next.calls.length, 1, 'the handler already ran');
+  assert.equal(answered, false, 'the response waits for the events');
+  release();
+  assert.equal((await p).status, 200, 'a failed write does not fail the request in blocking mode');
+  assert.deepEqual(inner.stages(), ['RequestReceived', 'ResponseComplete']);
 });

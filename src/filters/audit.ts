@@ -42,10 +42,16 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
     }
     if (!auditEnabled(ac)) return next(ctx);
 
-    if (!(await stage(ac, 'RequestReceived'))) {
+    // Blocking-strict waits for RequestReceived before the handler runs (a failure fails the
+    // request). A backend that never fails (blocking mode) lets the handler start meanwhile and
+    // holds only the response until the event is stored.
+    let received = processEventStage(ac, 'RequestReceived');
+    if (typeof received !== 'boolean' && !d.backend.neverFails) received = await received;
+    if (received === false) {
       d.metrics.rejectRequest();
       return auditInternalError(ctx, 'failed to store audit event');
     }
+    const receivedStored = typeof received === 'boolean' ? undefined : received;
 
     const info = ctx.requestInfo;
     const isLongRunning = !!info && longRunning(ctx.request, info);
@@ -60,6 +66,7 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
       noteImpersonation(ctx, ac, userAtEntry);
       ac.event.responseStatus = panicStatus(err);
       await stage(ac, 'Panic');
+      await receivedStored;
       flushOnEdge(ctx, d.backend);
       throw err;
     }
@@ -68,6 +75,7 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
     if (isLongRunning) {
       setEventResponseStatusCode(ac, response.status);
       await stage(ac, 'ResponseStarted');
+      await receivedStored;
       if (!response.body) {
         await stage(ac, 'ResponseComplete');
         flushOnEdge(ctx, d.backend);
@@ -82,6 +90,7 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
     if (requestCapture) await requestCapture;
     writeLatencyToAnnotation(ctx);
     await stage(ac, 'ResponseComplete');
+    await receivedStored;
     flushOnEdge(ctx, d.backend);
     return response;
   };
