@@ -21,7 +21,9 @@ if (process.features.typescript) {
     console.error(`Error: edge-apiserver needs Node >= 22.18 (found ${process.version}); run \`npm ci\` or put a newer node on PATH`);
     process.exit(1);
   }
-  const child = spawn(bundled, [cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // Its own process group: a terminal's Ctrl-C reaches only this process, which forwards it
+  // once (two deliveries would count as the "second signal" that exits at once).
+  const child = spawn(bundled, [cli, ...process.argv.slice(2)], { stdio: 'inherit', detached: true });
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
 }
