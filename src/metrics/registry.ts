@@ -114,11 +114,15 @@ abstract class Vec<T> implements Collector {
 
   /** The series for these label values (positional, or an object keyed by label name). */
   with(labels: Labels = []): T {
-    const values = this.values(labels);
-    const key = values.join('\u0000');
+    // Hot path: the key straight from the label values; the values array only for a new series.
+    let key: string;
+    if (Array.isArray(labels)) {
+      if (labels.length !== this.labelNames.length) this.values(labels);
+      key = labels.length === 1 ? String(labels[0]) : labels.join('\u0000');
+    } else key = this.values(labels).join('\u0000');
     let entry = this.children.get(key);
     if (!entry) {
-      entry = { values, child: this.newChild() };
+      entry = { values: this.values(labels), child: this.newChild() };
       this.children.set(key, entry);
     }
     return entry.child;
