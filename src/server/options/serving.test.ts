@@ -125,3 +125,12 @@ test('a failed write leaves nothing behind', async () => {
   });
   assert.equal(fs.files.size, 0);
 });
+
+test('the generated certificate is for the advertised address when an earlier group set one', async () => {
+  const fs = new WritableFS();
+  await parse(['--cert-dir=/adv']).opts.applyTo(newConfig({ externalAddress: '10.9.8.7:6443' }), { fileSystem: fs, logger: discardLogger, servesTLS: true, hostIP: '192.168.1.2' });
+  const [leaf] = parseCertsPEM(new TextDecoder().decode(fs.files.get('/adv/apiserver.crt')!.data));
+  assert.match(leaf!.subject, /^CN=10\.9\.8\.7@\d+$/);
+  const ips = leaf!.getExtension(x509.SubjectAlternativeNameExtension)!.names.items.filter((n) => n.type === 'ip').map((n) => n.value);
+  assert.deepEqual(ips, ['10.9.8.7', '10.0.0.1']);
+});

@@ -5,7 +5,7 @@
 // Node adapter listens (adapters/node), edge runtimes ignore the listener part.
 
 import type { Config } from '../config.ts';
-import { FlagError, type FlagSet } from './flags.ts';
+import { FlagError, isIP, type FlagSet } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
 import { errorMessage } from '../../endpoints/responsewriters/status.ts';
 import type { CAContentProvider, CertKeyContentProvider, SNICertKeyContentProvider } from '../dynamiccertificates/content.ts';
@@ -299,7 +299,7 @@ export class SecureServingOptions implements OptionsGroup {
     const reload = { logger };
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
     const [serving, loopbackCert] = await Promise.all([
-      this.servingCert(ctx),
+      this.servingCert(ctx, advertisedIP(config.externalAddress)),
       this.loopback ? generateSelfSignedCertKey({ host: loopbackServerName, maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000 }) : undefined,
     ]);
     info.cert = serving;
@@ -320,7 +320,7 @@ export class SecureServingOptions implements OptionsGroup {
   }
 
   /** The default serving certificate: explicit files, else reuse or generate in --cert-dir, else in memory. */
-  private async servingCert(ctx: ApplyContext): Promise<CertKeyContentProvider> {
+  private async servingCert(ctx: ApplyContext, advertised: string): Promise<CertKeyContentProvider> {
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
     const fs = ctx.fileSystem;
     const logger = ctx.logger;
@@ -328,7 +328,7 @@ export class SecureServingOptions implements OptionsGroup {
     let keyFile = this.keyFile;
     if (!certFile && !keyFile) {
       const unspecified = this.bindAddress === '0.0.0.0' || this.bindAddress === '::' || this.bindAddress === '';
-      const host = this.externalAddress || ctx.hostIP || (unspecified ? '' : this.bindAddress) || 'localhost';
+      const host = this.externalAddress || advertised || ctx.hostIP || (unspecified ? '' : this.bindAddress) || 'localhost';
       const alternateDNS = [...this.alternateDNS];
       const alternateIPs = [...this.alternateIPs];
       if (unspecified) alternateDNS.push('localhost');
@@ -359,6 +359,14 @@ export class SecureServingOptions implements OptionsGroup {
 }
 
 export const loopbackServerName = 'apiserver-loopback-client';
+
+/** The IP in Config.externalAddress (`--advertise-address`, possibly `host:port`), if it is one. */
+function advertisedIP(addr: string | undefined): string {
+  if (!addr) return '';
+  if (isIP(addr)) return addr;
+  const m = /^\[([^\]]+)\]:\d+$/.exec(addr) ?? /^([^:]+):\d+$/.exec(addr);
+  return m && isIP(m[1]!) ? m[1]! : '';
+}
 
 async function canRead(fs: ApplyContext['fileSystem'], path: string): Promise<boolean> {
   try {
