@@ -43,18 +43,26 @@ export function withAuthentication(next: Handler, c: CompletedConfig): Handler {
   return async (ctx) => {
     if (apiAuds.length) withAudiences(ctx, apiAuds);
     let resp;
+    const start = performance.now();
     try {
       resp = await auth.authenticateRequest(ctx);
     } catch (err) {
       // Errors name the failing check, never the credential.
+      c.metrics.recordAuthentication('error', (performance.now() - start) / 1000);
       logger.error('Unable to authenticate the request', { err: err as Error });
       return failed(ctx);
     }
-    if (!resp) return failed(ctx);
+    const seconds = (performance.now() - start) / 1000;
+    if (!resp) {
+      c.metrics.recordAuthentication('failure', seconds);
+      return failed(ctx);
+    }
     if (apiAuds.length && resp.audiences?.length && intersectAudiences(apiAuds, resp.audiences).length === 0) {
+      c.metrics.recordAuthentication('error', seconds);
       logger.error('Unable to match the audience', { err: `[${resp.audiences.join(' ')}]`, expected: `[${apiAuds.join(' ')}]` });
       return failed(ctx);
     }
+    c.metrics.recordAuthentication('success', seconds, resp.user.name);
     deleteRequestHeaders(ctx, strip, prefixes);
     const user = resp.user;
     if (ctx.transport.protocol === 'h2' && (user.name === anonymousUser || user.groups?.includes(allUnauthenticated))) {

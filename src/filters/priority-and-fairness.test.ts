@@ -137,6 +137,10 @@ test('429 when the queue is full: upstream body, headers and metrics', async () 
   assert.match(text, /^apiserver_flowcontrol_request_wait_duration_seconds_count\{execute="true",flow_schema="tiny",priority_level="tiny"\} 2$/m);
   assert.match(text, /^apiserver_request_terminations_total\{code="429",component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m);
   assert.match(text, /^apiserver_dropped_requests_total\{request_kind="readOnly"\} 1$/m);
+  // The authentication filter's metrics (bob ×3 and the /metrics scraper).
+  assert.match(text, /^authentication_attempts\{result="success"\} 4$/m);
+  assert.match(text, /^authenticated_user_requests\{username="other"\} 4$/m);
+  assert.match(text, /^authentication_duration_seconds_count\{result="success"\} 4$/m);
   assert.match(text, /^apiserver_request_total\{code="429",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m);
 });
 

@@ -391,6 +391,22 @@ export class APIServerMetrics {
     this.requestTerminations.inc([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component, String(code)]);
   }
 
+  /**
+   * recordAuthenticationMetrics (endpoints/filters/metrics.go): result `success`, `failure` (no
+   * credentials this authenticator understands) or `error` (bad credentials, audience mismatch).
+   */
+  recordAuthentication(result: 'success' | 'failure' | 'error', seconds: number, username?: string): void {
+    if (result === 'success' && username !== undefined) this.authenticatedUserRequests.inc([compressUsername(username)]);
+    this.authenticationAttempts.inc([result]);
+    this.authenticationDuration.observe([result], seconds);
+  }
+
+  /** The authorization filter's metrics: result `allowed`, `denied`, `no-opinion` or `error`. */
+  recordAuthorization(result: 'allowed' | 'denied' | 'no-opinion' | 'error', seconds: number): void {
+    this.authorizationAttempts.inc([result]);
+    this.authorizationDuration.observe([result], seconds);
+  }
+
   /** UpdateInflightRequestMetrics(phase, readOnly, mutating). */
   updateInflightRequestMetrics(phase: 'waiting' | 'executing', readOnly: number, mutating: number): void {
     const g = phase === 'executing' ? this.currentInflightRequests : this.currentInqueueRequests;
@@ -414,6 +430,13 @@ export class APIServerMetrics {
     this.registry.reset();
     this.slis.reset();
   }
+}
+
+/** compressUsername: known identities as is, e-mail-like names as `email_id`, the rest `other`. */
+export function compressUsername(username: string): string {
+  if (['admin', 'client', 'kube_proxy', 'kubelet', 'system:serviceaccount:kube-system:default'].includes(username)) return username;
+  if (username.includes('@')) return 'email_id';
+  return 'other';
 }
 
 /** The request labels upstream's MonitorRequest/RecordRequestTermination compute. */
