@@ -87,6 +87,26 @@ export {
   type AuthenticatorResponse,
 } from './authentication/authenticator.ts';
 export { withAuthentication, unauthorized } from './filters/authentication.ts';
+/** The chain's non-security filters, each usable alone (honoMiddleware turns one into Hono middleware). */
+export { honoMiddleware, type FilterEnv } from './filters/middleware.ts';
+export { withAuditInit } from './filters/audit-init.ts';
+export { withPanicRecovery, ErrAbortHandler, AbortHandlerError } from './filters/panic-recovery.ts';
+export { withRequestReceivedTimestamp } from './filters/request-received-time.ts';
+export { withRequestInfo, newRequestInfoResolver } from './filters/requestinfo.ts';
+export { withLatencyTrackers, trackLatency } from './filters/latency-trackers.ts';
+export { withHTTPLogging, addKeyValue } from './filters/httplog.ts';
+export { withRetryAfter } from './filters/retry-after.ts';
+export { withHSTS } from './filters/hsts.ts';
+export { withCacheControl } from './filters/cachecontrol.ts';
+export { withProbabilisticGoaway } from './filters/goaway.ts';
+export { withWatchTerminationDuringShutdown, serverShutdownSignalFrom } from './filters/watch-termination.ts';
+export { withWaitGroup } from './filters/waitgroup.ts';
+export { withRequestDeadline } from './filters/request-deadline.ts';
+export { withTimeoutForNonLongRunningRequests } from './filters/timeout.ts';
+export { withWarningRecorder, addWarning } from './filters/warning.ts';
+export { withCORS } from './filters/cors.ts';
+export { withMaxInFlightLimit } from './filters/maxinflight.ts';
+export { withMuxAndDiscoveryComplete } from './filters/mux-discovery-complete.ts';
 export { UnionAuthenticator, UnionTokenAuthenticator, AuthenticatedGroupAdder } from './authentication/union.ts';
 export { AnonymousAuthenticator } from './authentication/anonymous.ts';
 export { BearerTokenAuthenticator, WebSocketProtocolAuthenticator, parseBearerToken } from './authentication/bearertoken.ts';

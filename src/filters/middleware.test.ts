@@ -62,3 +62,20 @@ test('honoMiddleware: a single filter alone', async () => {
   assert.equal(res.headers.get('cache-control'), 'no-cache, private');
   assert.equal(await res.text(), 'hi');
 });
+
+test('honoMiddleware: the README example, from the package root', async () => {
+  const root = await import('../index.ts');
+  const { honoMiddleware: mw, withAuditInit: ai, withRequestInfo: ri, withTimeoutForNonLongRunningRequests: to, kubeLongRunningRequestCheck, discardLogger } = root;
+  const config = { legacyAPIGroupPrefixes: ['/api'], longRunningFunc: kubeLongRunningRequestCheck, requestTimeout: 60_000, logger: discardLogger };
+  const app = new Hono<FilterEnv>();
+  app.use(mw(ai, config));
+  app.use(mw(ri, config));
+  app.use(mw(to, config));
+  app.get('/api/v1/namespaces/:ns/pods', (c) => c.json(c.var.requestContext.requestInfo));
+  const res = await app.request('/api/v1/namespaces/default/pods?watch=1');
+  assert.equal(res.status, 200);
+  assert.ok(res.headers.get('audit-id'));
+  const info = await res.json();
+  assert.equal(info.verb, 'watch');
+  assert.equal(info.namespace, 'default');
+});
