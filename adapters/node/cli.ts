@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { buildServerFromFlags, type BuiltServer } from '../../src/server/build.ts';
+import { registerNodeProcessMetrics } from './process-metrics.ts';
 import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
 import { ServerOptions } from '../../src/server/options/options.ts';
 import { DynamicFileCAContent, StaticCAContent, UnionCAContent, type CAContentProvider } from '../../src/server/dynamiccertificates/content.ts';
@@ -56,13 +57,18 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
       logger,
       servesTLS: true,
       hostIP: defaultHostIP(),
-      configure: opts.configure,
+      configure: async (c) => {
+        registerNodeProcessMetrics(c.metrics);
+        await opts.configure?.(c);
+      },
     });
   } catch (err) {
     if (err instanceof HelpRequested) {
       stdout(description + '\n' + new ServerOptions().flags.usage(command));
       return 0;
     }
+    // component-base cli.Run: a flag parse error prints the usage, then the error last.
+    if (err instanceof FlagError) stderr(new ServerOptions().flags.usage(command) + '\n');
     stderr(`Error: ${message(err)}\n`);
     return 1;
   }
