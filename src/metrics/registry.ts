@@ -33,7 +33,7 @@ export interface HistogramOpts extends MetricOpts {
 type Labels = Readonly<Record<string, string | number>> | readonly (string | number)[];
 
 /** A collected sample line (name suffix, sorted label pairs, value). */
-interface Sample {
+export interface Sample {
   suffix: string;
   labels: [string, string][];
   value: number;
