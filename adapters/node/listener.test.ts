@@ -417,6 +417,33 @@ test('HTTP/2: hop-by-hop headers are stripped, raw ReadableStream bodies stream;
   }
 });
 
+test('Transport.goaway() (probabilistic GOAWAY): the response still completes, then the session is told to go away', async () => {
+  const l = await start({}, async (_r, t) => {
+    t!.goaway!();
+    await new Promise((r) => setTimeout(r, 50));
+    return new Response('after goaway');
+  });
+  try {
+    const s = h2Connect(port(l));
+    const goaway = new Promise<void>((resolve) => s.once('goaway', () => resolve()));
+    const r = await h2Get(s, '/');
+    assert.equal(r.body, 'after goaway');
+    await goaway;
+    s.close();
+    // HTTP/1.1 has no such hook.
+    let hook: unknown = 'unset';
+    const l1 = await start({}, async (_r, t) => {
+      hook = t!.goaway;
+      return new Response('x');
+    });
+    await h1Get(port(l1), '/');
+    assert.equal(hook, undefined);
+    await l1.shutdown(1000);
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
 test('idle timeout: an HTTP/2 session without streams is closed; an active stream keeps it open; idle HTTP/1.1 closes', async () => {
   const l = await start({}, async (request) => {
     const ms = Number(new URL(request.url).searchParams.get('ms') ?? 0);
