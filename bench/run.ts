@@ -69,10 +69,15 @@ async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-function get(port: number): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+// Request headers per variant (Variant.prepare, e.g. Authorization), sent by every client.
+const variantHeaders = new Map<string, Record<string, string>>();
+for (const v of selected) if (v.prepare) variantHeaders.set(v.name, await v.prepare(dir));
+const headerArgs = (name: string) => Object.entries(variantHeaders.get(name) ?? {}).flatMap(([k, val]) => ['-H', `${k}: ${val}`]);
+
+function get(port: number, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     https
-      .get({ host: '127.0.0.1', port, path: benchPath, rejectUnauthorized: false }, (res) => {
+      .get({ host: '127.0.0.1', port, path: benchPath, rejectUnauthorized: false, headers }, (res) => {
         let body = '';
         res.on('data', (d) => (body += d));
         res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
@@ -86,10 +91,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function runH2load(port: number): Result {
+function runH2load(port: number, extra: string[] = []): Result {
   const log = join(dir, 'h2load.log');
   rmSync(log, { force: true });
-  const r = spawnSync('h2load', ['-D', String(duration), '--warm-up-time=1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  const r = spawnSync('h2load', ['-D', String(duration), '--warm-up-time=1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
   const out = r.stdout + r.stderr;
   const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out)?.[1] ?? NaN);
   const failed = Number(/requests: .*?(\d+) failed/.exec(out)?.[1] ?? 0);
@@ -109,10 +114,10 @@ function wrkMillis(s: string | undefined): number {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
-function runWrk(port: number): Result {
+function runWrk(port: number, extra: string[] = []): Result {
   // Warm-up, then the measured run.
-  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', `https://127.0.0.1:${port}${benchPath}`]);
-  const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...extra, `https://127.0.0.1:${port}${benchPath}`]);
+  const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
   const out = r.stdout + r.stderr;
   const errs = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   const sockErr = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
@@ -136,7 +141,7 @@ let reference: string | undefined;
 for (const v of selected) {
   const { child, port } = await startServer(v.name);
   try {
-    const r = await get(port);
+    const r = await get(port, variantHeaders.get(v.name));
     if (r.status !== 200) throw new Error(`${v.name}: GET ${benchPath} → ${r.status} ${r.body}`);
     reference ??= r.body;
     if (r.body !== reference) throw new Error(`${v.name}: body differs from the baseline`);
@@ -152,8 +157,8 @@ for (let round = 1; round <= rounds; round++) {
     const { child, port } = await startServer(v.name);
     try {
       const none: Result = { rps: NaN, p50: NaN, p99: NaN, errors: 0 };
-      const h2 = protocols.includes('h2') ? runH2load(port) : none;
-      const h1 = protocols.includes('h1') ? runWrk(port) : none;
+      const h2 = protocols.includes('h2') ? runH2load(port, headerArgs(v.name)) : none;
+      const h1 = protocols.includes('h1') ? runWrk(port, headerArgs(v.name)) : none;
       results.get(v.name)!.h2.push(h2);
       results.get(v.name)!.h1.push(h1);
       console.log(`round ${round} ${v.name.padEnd(11)} h2 ${h2.rps.toFixed(0).padStart(7)} req/s   http/1.1 ${h1.rps.toFixed(0).padStart(7)} req/s${h2.errors + h1.errors ? `   (errors: ${h2.errors + h1.errors})` : ''}`);

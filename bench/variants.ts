@@ -15,6 +15,11 @@ import { NodeFileSystem } from '../adapters/node/fs.ts';
 import { SecureServingOptions } from '../src/server/options/serving.ts';
 import { AuditMetrics, IgnoreErrorsBackend, LogBackend, fixedPolicyRuleEvaluator } from '../src/index.ts';
 import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
+import { AuthenticationOptions } from '../src/server/options/authentication.ts';
+import { FlagSet } from '../src/server/options/flags.ts';
+import { mintServiceAccountToken } from '../src/authentication/serviceaccount.ts';
+import { exportPKCS8, generateKeyPair } from 'jose';
+import { writeFileSync } from 'node:fs';
 
 export const benchPath = '/api/v1/namespaces/default/pods/bench';
 export const podJSON = JSON.stringify({
@@ -32,6 +37,8 @@ export interface Variant {
   /** The baseline the ratio is computed against (b/a). */
   baseline?: boolean;
   start(certDir: string): Promise<{ port: number; stop: () => Promise<void> }>;
+  /** Run once by the driver before any server starts: writes fixtures into certDir, returns request headers. */
+  prepare?(certDir: string): Promise<Record<string, string>>;
 }
 
 // Same HTTP/2 settings as adapters/node/listener.ts (upstream's server limits).
@@ -96,6 +103,12 @@ const diagApp = () => {
 /** Diagnostics (BENCH_VARIANTS=…): what a chained server pays that bare Hono does not. */
 export const diagnostics: Variant[] = [
   {
+    name: 'd-jwt-nocache',
+    description: 'edge + RS256 service-account JWT with the token cache off: jose verifies every request',
+    prepare: prepareJWT('d-jwt-nocache'),
+    start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'd-jwt-nocache'), 0)),
+  },
+  {
     name: 'd-async',
     description: 'bare Hono answering through a Promise',
     start: (certDir) => {
@@ -130,6 +143,34 @@ export const diagnostics: Variant[] = [
     },
   },
 ];
+
+// Authentication variants: the same flags as kube-apiserver through AuthenticationOptions.
+const benchIssuer = 'https://kubernetes.default.svc.cluster.local';
+
+async function authnConfig(certDir: string, args: string[], tokenCacheTTL?: number): Promise<Partial<Config>> {
+  const o = new AuthenticationOptions();
+  const fs = new FlagSet('bench');
+  o.addFlags(fs);
+  fs.parse(args);
+  if (tokenCacheTTL !== undefined) o.tokenSuccessCacheTTL = tokenCacheTTL;
+  const c = newConfig({ logger: discardLogger });
+  await o.applyTo(c, { fileSystem: new NodeFileSystem(), logger: discardLogger });
+  return { authentication: c.authentication, routeInstallers: [] };
+}
+
+function jwtFlags(certDir: string, variant: string) {
+  return ['--service-account-issuer', benchIssuer, '--service-account-signing-key-file', join(certDir, `${variant}-sa.key`)];
+}
+
+function prepareJWT(variant: string) {
+  return async (certDir: string): Promise<Record<string, string>> => {
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const pem = await exportPKCS8(privateKey);
+    writeFileSync(join(certDir, `${variant}-sa.key`), pem);
+    const token = await mintServiceAccountToken({ signingKey: pem, issuer: benchIssuer, namespace: 'default', name: 'bench', uid: 'u', expirationSeconds: 86400 });
+    return { authorization: `Bearer ${token}` };
+  };
+}
 
 export const variants: Variant[] = [
   {
@@ -173,6 +214,21 @@ export const variants: Variant[] = [
       const backend = new IgnoreErrorsBackend(new LogBackend(log, 'json', discardLogger, metrics));
       return edgeOnNodeListener(certDir, { audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend, metrics } });
     },
+  },
+  {
+    name: 'edge-authn-token',
+    description: 'edge + authentication: --token-auth-file bearer token (kube-apiserver token cache, 10s TTL), anonymous on',
+    prepare: async (certDir) => {
+      writeFileSync(join(certDir, 'bench-tokens.csv'), 'bench-token-0123456789abcdef,bench,1,"system:masters"\n');
+      return { authorization: 'Bearer bench-token-0123456789abcdef' };
+    },
+    start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, ['--token-auth-file', join(certDir, 'bench-tokens.csv')])),
+  },
+  {
+    name: 'edge-authn-jwt',
+    description: 'edge + authentication: RS256 service-account JWT (jose), kube-apiserver token cache (10s TTL)',
+    prepare: prepareJWT('edge-authn-jwt'),
+    start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'edge-authn-jwt'))),
   },
   {
     name: 'edge-plain',
