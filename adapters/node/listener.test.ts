@@ -34,13 +34,27 @@ const echo: Handler = async (request, t) =>
     peerCertificates: t?.peerCertificates?.length ?? 0,
   });
 
+/** One serving pair for the tests that do not look at generated certificates (RSA keys are slow). */
+let sharedPair: Promise<{ certFile: string; keyFile: string }> | undefined;
+function shared(): Promise<{ certFile: string; keyFile: string }> {
+  sharedPair ??= generateSelfSignedCertKey({ host: '127.0.0.1', alternateDNS: ['localhost'] }).then((p) => {
+    writeFileSync(join(dir, 'shared.crt'), p.cert);
+    writeFileSync(join(dir, 'shared.key'), p.key);
+    return { certFile: join(dir, 'shared.crt'), keyFile: join(dir, 'shared.key') };
+  });
+  return sharedPair;
+}
+
+/** Generated default certificate and the loopback one, as the CLI has them. */
+const generated: Partial<SecureServingOptions> = { certFile: '', keyFile: '', loopback: true };
+
 async function start(
   args: Partial<SecureServingOptions> = {},
   handler: Handler = echo,
   listenerOpts: NodeServingListenerOptions = {},
 ): Promise<NodeServingListener> {
   const o = new SecureServingOptions();
-  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: '', ...args });
+  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: '', loopback: false, ...(await shared()), ...args });
   const config = newConfig({ logger: discardLogger });
   await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
   const l = new NodeServingListener(config.secureServing!, { port: 0, logger: discardLogger, ...listenerOpts });
@@ -189,6 +203,7 @@ test('SNI: loopback name gets the loopback certificate even when a user SNI cert
   writeFileSync(join(dir, 'claim.crt'), claim.cert);
   writeFileSync(join(dir, 'claim.key'), claim.key);
   const l = await start({
+    ...generated,
     sniCertKeys: [
       { certFile: join(dir, 'user.crt'), keyFile: join(dir, 'user.key'), names: [] },
       { certFile: join(dir, 'claim.crt'), keyFile: join(dir, 'claim.key'), names: ['apiserver-loopback-client'] },
@@ -219,7 +234,7 @@ test('without SNI, a certificate named by the local IP is served (--tls-sni-cert
   const ipc = await generateSelfSignedCertKey({ host: 'by-ip.example.com' });
   writeFileSync(join(dir, 'ip.crt'), ipc.cert);
   writeFileSync(join(dir, 'ip.key'), ipc.key);
-  const l = await start({ sniCertKeys: [{ certFile: join(dir, 'ip.crt'), keyFile: join(dir, 'ip.key'), names: ['127.0.0.1'] }] });
+  const l = await start({ ...generated, sniCertKeys: [{ certFile: join(dir, 'ip.crt'), keyFile: join(dir, 'ip.key'), names: ['127.0.0.1'] }] });
   try {
     const noSNI = await handshake(port(l));
     assert.match(String(noSNI.getPeerCertificate().subject.CN), /^by-ip\.example\.com@/);
