@@ -48,6 +48,41 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
   const stdout = opts.stdout ?? ((s) => process.stdout.write(s));
   const stderr = opts.stderr ?? ((s) => process.stderr.write(s));
   const logger = opts.logger ?? new KlogLogger();
+  // Signals are handled from the start, as upstream's SetupSignalHandler: a signal during
+  // start-up makes run() shut down at once; a second one exits.
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stop.signal.aborted) {
+      // The second signal: exit at once (upstream SetupSignalHandler).
+      stderr(formatLine('I', `Received second ${sig}, exiting immediately`) + '\n');
+      process.exit(1);
+    }
+    logger.info(`Received ${sig}, shutting down`);
+    stop.abort();
+  };
+  if (opts.signals !== false) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  try {
+    return await start(argv, opts, { logger, stdout, stderr, stop });
+  } finally {
+    if (opts.signals !== false) {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+  }
+}
+
+interface StartContext {
+  logger: Logger;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  stop: AbortController;
+}
+
+async function start(argv: readonly string[], opts: MainOptions, { logger, stdout, stderr, stop }: StartContext): Promise<number> {
   const started = performance.now();
 
   let built: BuiltServer;
@@ -107,21 +142,6 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     return 1;
   }
 
-  const stop = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (stop.signal.aborted) {
-      // The second signal: exit at once (upstream SetupSignalHandler).
-      stderr(formatLine('I', `Received second ${sig}, exiting immediately`) + '\n');
-      process.exit(1);
-    }
-    logger.info(`Received ${sig}, shutting down`);
-    stop.abort();
-  };
-  if (opts.signals !== false) {
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  }
-  opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   void config.lifecycleSignals.HasBeenReady.signaled.then(() => {
     logger.info('Server became ready', { startupSeconds: Number(((performance.now() - started) / 1000).toFixed(3)) }, 2);
   });
@@ -138,11 +158,6 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     }
     stderr(`Error: ${msg}\n`);
     return 1;
-  } finally {
-    if (opts.signals !== false) {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    }
   }
 }
 
