@@ -3,12 +3,15 @@
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator, type TokenAuthenticator } from './authenticator.ts';
+import { addWarning } from '../filters/warning.ts';
 
 export const invalidTokenError = 'invalid bearer token';
 export const extraSpaceWarning = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
 
-/** Hook for the warning recorder (upstream warning.AddWarning); set by whoever owns warnings. */
+/** Where the "extra space" warning goes; default: the request's Warning header (warning.AddWarning). */
 export type WarningSink = (ctx: RequestContext, text: string) => void;
+
+const addWarningHeader: WarningSink = (ctx, text) => addWarning(ctx, '', text);
 
 /**
  * Parses `Authorization: Bearer <token>` exactly as upstream: TrimSpace, split on single ASCII
@@ -35,8 +38,8 @@ export function goTrimSpace(s: string): string {
 /** bearertoken.New: authenticates the bearer token with a TokenAuthenticator. */
 export class BearerTokenAuthenticator implements RequestAuthenticator {
   private readonly auth: TokenAuthenticator;
-  private readonly warn?: WarningSink;
-  constructor(auth: TokenAuthenticator, warn?: WarningSink) {
+  private readonly warn: WarningSink;
+  constructor(auth: TokenAuthenticator, warn: WarningSink = addWarningHeader) {
     this.auth = auth;
     this.warn = warn;
   }
@@ -46,7 +49,7 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
     if (token === undefined) return null;
     if (token === '') {
       // `Bearer  tok`: three parts with an empty token; upstream warns and has no opinion.
-      if (goTrimSpace(header!).split(' ').length >= 3) this.warn?.(ctx, extraSpaceWarning);
+      if (goTrimSpace(header!).split(' ').length >= 3) this.warn(ctx, extraSpaceWarning);
       return null;
     }
     const resp = await this.auth.authenticateToken(token, audiencesFrom(ctx));

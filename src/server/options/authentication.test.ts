@@ -100,6 +100,7 @@ test('kube-apiserver flags end to end: token file, SA token, client cert, front 
       '--requestheader-group-headers=X-Remote-Group',
       '--requestheader-extra-headers-prefix=X-Remote-Extra-',
       '--authentication-config=/etc/k/authn.yaml',
+      '--authorization-mode=AlwaysAllow',
     ],
     {
       fileSystem,
@@ -143,6 +144,10 @@ test('kube-apiserver flags end to end: token file, SA token, client cert, front 
   }
   const foreign = await makeCert(await makeCA('CN=other'), 'CN=mallory, O=system:masters');
   assert.equal((await who({}, { peerCertificates: [foreign.der] })).status, 401);
+  // `Bearer  tok` (two spaces) is no credential upstream, with a Warning.
+  const spaced = await server.fetch(new Request('https://h/livez', { headers: { authorization: 'Bearer  admin-token' } }));
+  assert.equal(spaced.status, 200);
+  assert.equal(spaced.headers.get('warning'), '299 - "the provided Authorization header contains extra space before the bearer token, and is ignored"');
   // Anonymous only on the configured paths.
   assert.equal((await who({})).status, 401);
   const disc = await who({}, undefined, '/.well-known/openid-configuration');
