@@ -62,12 +62,9 @@ export class BufferedBackend implements AuditBackend {
   private stopRequested = false;
   /** No new events once the stop signal fired (Go closes the channel). */
   private closed = false;
-  private forceFlush = false;
   private waitingForFirst = false;
-  private dispatching = false;
   private loopDone?: Promise<void>;
   private readonly inflight = new Set<Promise<void>>();
-  private idleWaiters: (() => void)[] = [];
 
   constructor(delegate: AuditBackend, config: BatchConfig, logger: Logger, metrics: AuditMetrics) {
     this.delegate = delegate;
@@ -112,7 +109,7 @@ export class BufferedBackend implements AuditBackend {
       }
       this.queue.push(events[i]!);
     }
-    if (this.wake && (this.waitingForFirst || this.size >= this.config.maxBatchSize || this.forceFlush)) this.wake();
+    if (this.wake && (this.waitingForFirst || this.size >= this.config.maxBatchSize)) this.wake();
     return true;
   }
 
@@ -126,7 +123,7 @@ export class BufferedBackend implements AuditBackend {
     return batch;
   }
 
-  /** Waits until processEvents/stop/flush wakes the loop, or `ms` passes. */
+  /** Waits until processEvents or stop wakes the loop, or `ms` passes. */
   private async sleep(ms: number): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await new Promise<void>((resolve) => {
@@ -139,19 +136,18 @@ export class BufferedBackend implements AuditBackend {
 
   /**
    * Collects a batch: waits for a first event, then (batching on) until the batch is full or
-   * maxBatchWait has passed since that event, or a stop/flush. Never spins when idle.
+   * maxBatchWait has passed since that event, or a stop. Never spins when idle.
    */
   private async collect(): Promise<AuditEvent[]> {
     const { maxBatchSize, maxBatchWait } = this.config;
     while (this.size === 0 && !this.stopRequested) {
       this.waitingForFirst = true;
-      this.notifyIdle();
       await this.sleep(Infinity);
       this.waitingForFirst = false;
     }
     if (maxBatchSize > 1) {
       const deadline = performance.now() + maxBatchWait;
-      while (this.size < maxBatchSize && !this.stopRequested && !this.forceFlush) {
+      while (this.size < maxBatchSize && !this.stopRequested) {
         const left = deadline - performance.now();
         if (left <= 0) break;
         await this.sleep(left);
@@ -163,55 +159,43 @@ export class BufferedBackend implements AuditBackend {
   private async loop(): Promise<void> {
     for (;;) {
       const batch = await this.collect();
-      if (batch.length) {
-        this.dispatching = true;
-        try {
-          await this.dispatch(batch);
-        } finally {
-          this.dispatching = false;
-        }
-      }
-      if (this.size === 0) this.forceFlush = false;
+      if (batch.length) await this.dispatch(batch);
       if (this.stopRequested && this.size === 0) break;
     }
-    this.notifyIdle();
   }
 
   private async dispatch(batch: AuditEvent[]): Promise<void> {
     if (this.throttle) await this.throttle.accept();
-    const send = (async () => {
+    const send = this.send(batch);
+    if (!this.config.asyncDelegate) await send;
+  }
+
+  /** Hands a batch to the delegate; tracked until done, so shutdown and flush can wait for it. */
+  private send(batch: AuditEvent[]): Promise<void> {
+    const p = (async () => {
       try {
         await this.delegate.processEvents(batch);
       } catch (err) {
         handlePluginError(bufferedPluginName, err, batch, this.logger, this.metrics);
       }
     })();
-    if (!this.config.asyncDelegate) return send;
-    this.inflight.add(send);
-    void send.finally(() => {
-      this.inflight.delete(send);
-      this.notifyIdle();
-    });
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
+    return p;
   }
 
-  private notifyIdle(): void {
-    if (this.size || this.dispatching || this.inflight.size) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  /** Sends what is queued now, without waiting for a full batch; resolves once it was delivered. */
+  /**
+   * Sends what is queued now, without waiting for a batch to fill, and resolves once it and
+   * every batch in flight were delivered (or counted as failed). The sends start from the
+   * caller: edge runtimes tie I/O to the request that starts it, so each request's waitUntil
+   * sends the events waiting at its end.
+   */
   async flush(): Promise<void> {
-    if (!this.loopDone) return;
-    if (!this.size && !this.dispatching && !this.inflight.size) {
-      await this.delegate.flush?.();
-      return;
+    const sends: Promise<void>[] = [];
+    while (this.size) sends.push(this.send(this.take(this.config.maxBatchSize)));
+    while (sends.length || this.inflight.size) {
+      await Promise.all([...sends.splice(0), ...this.inflight]);
     }
-    this.forceFlush = true;
-    const idle = new Promise<void>((r) => this.idleWaiters.push(r));
-    this.wake?.();
-    await idle;
     await this.delegate.flush?.();
   }
 
