@@ -92,6 +92,8 @@ abstract class FileBacked<T> {
   }
 
   abstract name(): string;
+  /** Upstream's log line after a successful load. */
+  protected abstract readonly loadedMessage: string;
   /** Reads and validates; throws on any problem. Returns undefined when unchanged. */
   protected abstract load(): Promise<T | undefined>;
 
@@ -105,12 +107,13 @@ abstract class FileBacked<T> {
     try {
       next = await this.load();
     } catch (err) {
-      this.logger?.error('Failed to load content, keeping the previous one', { name: this.name(), err: errorMessage(err) });
+      // Upstream's controllers log the error and retry; the previous content stays in use.
+      this.logger?.error('Failed to load, keeping the previous content', { name: this.name(), err: errorMessage(err) });
       return false;
     }
     if (next === undefined) return false;
     this.current = next;
-    this.logger?.info('Loaded a new content', { name: this.name() });
+    this.logger?.info(this.loadedMessage, { name: this.name() });
     for (const l of this.listeners) l();
     return true;
   }
@@ -156,6 +159,7 @@ abstract class FileBacked<T> {
  * `create()` loads once and fails like upstream's ApplyTo; `run()` reloads on change.
  */
 export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implements SNICertKeyContentProvider {
+  protected readonly loadedMessage = 'Loaded a new cert/key pair';
   private readonly purpose: string;
   readonly certFile: string;
   readonly keyFile: string;
@@ -207,6 +211,7 @@ export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implem
 
 /** DynamicFileCAContent (NewDynamicCAContentFromFile): a CA bundle file, reloaded on change. */
 export class DynamicFileCAContent extends FileBacked<string> implements CAContentProvider {
+  protected readonly loadedMessage = 'Loaded a new CA Bundle and Verifier';
   private readonly purpose: string;
   readonly file: string;
 
