@@ -86,7 +86,7 @@ current-context: token
     const whoami = async (context: string) => {
       for (let i = 0; ; i++) {
         const r = await run(['--context', context, 'auth', 'whoami', '-o', 'json'], kubeconfig);
-        if (r.code === 0 || i > 50 || !/connection refused/.test(r.stderr)) return r;
+        if (r.code === 0 || i > 100 || !/refused/i.test(r.stderr)) return r;
         await new Promise((res) => setTimeout(res, 100));
       }
     };
