@@ -4,12 +4,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildServerFromFlags } from '../src/server/build.ts';
 import { MemoryFileSystem } from '../src/server/options/filesystem.ts';
-import { discardLogger } from '../src/util/logger.ts';
+import { discardLogger, type Logger } from '../src/util/logger.ts';
 import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
 
 const policy = `apiVersion: audit.k8s.io/v1
@@ -80,5 +80,28 @@ test('audit end to end: flags, full chain, log file, shutdown delivers the buffe
     if (!stop.signal.aborted) stop.abort();
     await running.catch(() => {});
     await fsp.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('audit end to end: a full disk — blocking keeps serving (counted and logged), blocking-strict answers 500', { skip: !existsSync('/dev/full') && 'no /dev/full on this machine' }, async () => {
+  for (const mode of ['blocking', 'blocking-strict']) {
+    const lines: string[] = [];
+    const logger: Logger = { enabled: () => false, info: () => {}, warning: (m) => lines.push(m), error: (m) => lines.push(m) };
+    const { server, config } = await buildServerFromFlags(['--audit-policy-file=/p.yaml', '--audit-log-path=/dev/full', '--audit-log-maxsize=0', `--audit-log-mode=${mode}`], {
+      logger,
+      fileSystem: new MemoryFileSystem({ '/p.yaml': policy }),
+      openAuditLog: openAuditLogFile,
+    });
+    const res = await server.fetch(new Request('https://k/version'));
+    const body = await res.text();
+    if (mode === 'blocking') {
+      assert.notEqual(res.status, 500, body);
+      assert.equal(config.audit?.metrics?.errorTotal.get('log'), 2, 'both stages counted');
+    } else {
+      assert.equal(res.status, 500);
+      assert.equal(body, 'Internal Server Error: "/version": failed to store audit event\n');
+      assert.equal(config.audit?.metrics?.requestsRejectedTotal, 1);
+    }
+    assert.match(lines.find((l) => l.startsWith('Error in audit plugin'))!, /^Error in audit plugin 'log' affecting 1 audit events: write \/dev\/full: no space left on device\nImpacted events:\n/);
   }
 });
