@@ -138,6 +138,9 @@ test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 25
       assert.equal(s.remoteSettings.maxFrameSize, 256 * 1024);
       assert.equal(s.remoteSettings.initialWindowSize, 256 * 1024);
       assert.equal(s.remoteSettings.maxHeaderListSize, (1 << 20) + 320);
+      // MaxUploadBufferPerConnection = 256 KiB × streams.
+      await h2Get(s, '/');
+      assert.equal(s.state.remoteWindowSize, 256 * 1024 * want);
       s.close();
     } finally {
       await l.shutdown(1000);

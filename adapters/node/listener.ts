@@ -199,7 +199,11 @@ export class NodeServingListener implements ServingListener {
       h1.headersTimeout = headersTimeout;
       h1.requestTimeout = 0;
       h1.connectionsCheckingInterval = Math.min(1000, headersTimeout);
-      server.on('session', (s) => this.trackSession(s, idle));
+      server.on('session', (s) => {
+        // MaxUploadBufferPerConnection: the connection-level receive window (RFC default 64 KiB).
+        s.once('connect', () => s.setLocalWindowSize?.(perStreamBuffer * streams));
+        this.trackSession(s, idle);
+      });
       server.on('sessionError', () => {});
     }
     this.interceptConnections(server, headersTimeout);
