@@ -4,9 +4,11 @@
 // authorizer in mode order behind the system:masters privileged-group authorizer, the rule
 // resolver SelfSubjectRulesReview reads, and installs the review APIs.
 //
-// Secure default: `--authorization-mode` defaults to RBAC (kube-apiserver: AlwaysAllow) with the
-// built-in bootstrap policy, so an unconfigured server lets anonymous users see health and
-// version only and lets system:masters do everything.
+// Secure default: without `--authorization-mode`, a server that terminates TLS itself (the Node
+// CLI) uses RBAC with the built-in bootstrap policy, so anonymous users see health and version
+// only and system:masters does everything; with no authentication or authorization flag at all
+// it also writes an admin kubeconfig next to the serving certificate. Embedded and edge servers
+// (behind the platform's TLS) keep kube-apiserver's default, AlwaysAllow.
 
 import type { Config } from '../config.ts';
 import type { FlagSet, Flag } from './flags.ts';
@@ -19,6 +21,7 @@ import { ManifestLoader } from '../../authorization/rbac/loader.ts';
 import { parseWebhookKubeconfig, WebhookAuthorizer, type WebhookFetchFactory } from '../../authorization/webhook.ts';
 import { readTextFile } from './filesystem.ts';
 import { installReviewAPIs } from '../../apis/install.ts';
+import { AdminTokenAuthenticator, adminKubeconfig, adminKubeconfigName, adminUserName, existingAdminToken, localServerURL, newAdminToken } from '../../authorization/admin.ts';
 
 export const modeAlwaysAllow = 'AlwaysAllow';
 export const modeAlwaysDeny = 'AlwaysDeny';
@@ -30,8 +33,10 @@ const validModes = [modeAlwaysAllow, modeAlwaysDeny, modeABAC, modeWebhook, mode
 /** Modes upstream has that this server does not implement (no nodes, no ABAC files). */
 const unsupportedModes = new Set([modeABAC, modeNode]);
 
-/** Our default: RBAC with the bootstrap policy (see the file comment). */
-export const defaultAuthorizationModes = [modeRBAC];
+/** The default modes: RBAC where this process serves TLS (the Node CLI), else AlwaysAllow (upstream). */
+export function defaultAuthorizationModes(servesTLS: boolean | undefined): string[] {
+  return servesTLS ? [modeRBAC] : [modeAlwaysAllow];
+}
 
 const ns = 1_000_000; // nanoseconds per millisecond
 
@@ -56,15 +61,20 @@ export class AuthorizationOptions implements OptionsGroup {
   rbacManifests!: Flag<string[]>;
   /** How the webhook is reached (the Node adapter may supply a fetch that honours the kubeconfig's CA). */
   webhookFetchFactory?: WebhookFetchFactory;
+  /** Set by applyTo: the modes in force (the flag, or the default). */
+  effectiveModes: string[] = [];
   /** Set by applyTo: the RBAC authorizer and its loader, when RBAC is enabled. */
   rbac?: { authorizer: RBACAuthorizer; loader?: ManifestLoader };
 
+  private flagSet?: FlagSet;
+
   addFlags(fs: FlagSet): void {
+    this.flagSet = fs;
     fs.section('Authorization');
     this.modes = fs.stringSlice(
       'authorization-mode',
-      defaultAuthorizationModes,
-      `Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC with the built-in bootstrap policy (kube-apiserver defaults to AlwaysAllow). Comma-delimited list of: ${validModes.join(',')}.`,
+      [],
+      `Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC with the built-in bootstrap policy when this process serves TLS (the Node CLI), and to AlwaysAllow (kube-apiserver's default) when embedded or behind a platform's TLS. Comma-delimited list of: ${validModes.join(',')}.`,
     );
     this.policyFile = fs.string('authorization-policy-file', '', 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.');
     this.webhookConfigFile = fs.string(
@@ -85,7 +95,7 @@ export class AuthorizationOptions implements OptionsGroup {
   validate(): string[] {
     const errs: string[] = [];
     const modes = this.modes.value;
-    if (modes.length === 0) errs.push('at least one authorization-mode must be passed');
+    if (modes.length === 0 && this.modes.changed) errs.push('at least one authorization-mode must be passed');
     const set = new Set(modes);
     for (const m of modes) {
       if (!validModes.includes(m)) errs.push(`authorization-mode ${JSON.stringify(m)} is not a valid mode`);
@@ -95,7 +105,7 @@ export class AuthorizationOptions implements OptionsGroup {
     }
     if (this.policyFile.value !== '' && !set.has(modeABAC)) errs.push('cannot specify --authorization-policy-file without mode ABAC');
     if (this.webhookConfigFile.value !== '' && !set.has(modeWebhook)) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-    if (this.rbacManifests.value.length && !set.has(modeRBAC)) errs.push('cannot specify --authorization-rbac-manifests without mode RBAC');
+    if (this.rbacManifests.value.length && this.modes.changed && !set.has(modeRBAC)) errs.push('cannot specify --authorization-rbac-manifests without mode RBAC');
     if (modes.length !== set.size) errs.push(`authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`);
     if (set.has(modeWebhook) && this.webhookVersion.value !== 'v1' && this.webhookVersion.value !== 'v1beta1') {
       errs.push(`unsupported webhook authorizer version ${JSON.stringify(this.webhookVersion.value)}, supported versions are "v1", "v1beta1"`);
@@ -106,7 +116,10 @@ export class AuthorizationOptions implements OptionsGroup {
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
     const authorizers: Authorizer[] = [new PrivilegedGroupAuthorizer(['system:masters'])];
     const resolvers: RuleResolver[] = [];
-    for (const mode of this.modes.value) {
+    // RBAC manifests imply RBAC when no mode is given.
+    const modes = this.modes.changed ? this.modes.value : this.rbacManifests.value.length ? [modeRBAC] : defaultAuthorizationModes(ctx.servesTLS);
+    this.effectiveModes = modes;
+    for (const mode of modes) {
       switch (mode) {
         case modeAlwaysAllow: {
           const a = new AlwaysAllowAuthorizer();
@@ -161,5 +174,48 @@ export class AuthorizationOptions implements OptionsGroup {
     config.authorization.authorizer = new UnionAuthorizer(authorizers);
     config.authorization.ruleResolver = new UnionRuleResolver(resolvers);
     config.routeInstallers.push(installReviewAPIs);
+    if (this.isSecureDefault() && modes.includes(modeRBAC)) await this.createAdminCredential(config, ctx);
+  }
+
+  /** No authentication or authorization flag was given (the secure default applies). */
+  isSecureDefault(): boolean {
+    const fs = this.flagSet;
+    if (!fs) return false;
+    return !secureDefaultFlags.some((n) => fs.lookup(n)?.changed);
+  }
+
+  /**
+   * The secure default's admin credential (src/authorization/admin.ts): only where this process
+   * terminates TLS and can write next to the serving certificate (the Node CLI).
+   */
+  private async createAdminCredential(config: Config, ctx: ApplyContext): Promise<void> {
+    const serving = config.secureServing;
+    const certDir = (this.flagSet?.lookup('cert-dir')?.value as string | undefined) ?? '';
+    const fs = ctx.fileSystem;
+    if (!ctx.servesTLS || !serving || !certDir || !fs.writeFile) return;
+    const path = `${certDir.replace(/\/+$/, '')}/${adminKubeconfigName}`;
+    const token = (await existingAdminToken(fs, path)) ?? newAdminToken();
+    const server = localServerURL(serving.bindAddress, serving.bindPort);
+    const ca = serving.cert?.currentCertKeyContent().cert;
+    try {
+      await fs.mkdirAll?.(certDir, 0o755);
+      await fs.writeFile(path, new TextEncoder().encode(adminKubeconfig(server, ca, token)), 0o600);
+    } catch (err) {
+      ctx.logger.warning('Could not write the admin kubeconfig; no admin credential was created', { path, err: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    config.authentication.authenticator = new AdminTokenAuthenticator(token, config.authentication.authenticator);
+    ctx.logger.info(
+      `Secure default: RBAC with the bootstrap policy; anonymous users may read health and version only. ` +
+        `Admin credential (user "${adminUserName}", group system:masters) written to ${path}; use it with: kubectl --kubeconfig ${path} get --raw /readyz`,
+    );
   }
 }
+
+/** Flags whose presence turns the secure default's admin credential off. */
+const secureDefaultFlags = [
+  'authorization-mode', 'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-rbac-manifests',
+  'anonymous-auth', 'token-auth-file', 'authentication-config', 'authentication-token-webhook-config-file',
+  'client-ca-file', 'requestheader-client-ca-file', 'oidc-issuer-url', 'service-account-key-file', 'service-account-issuer',
+  'service-account-signing-key-file',
+];

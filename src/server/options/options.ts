@@ -13,6 +13,7 @@ import type { AuditLogOpener } from '../../audit/log.ts';
 import type { WebhookFetchFactory } from '../../audit/webhook.ts';
 import { FeatureOptions } from './features.ts';
 import { AuthenticationOptions } from './authentication.ts';
+import { AuthorizationOptions } from './authorization.ts';
 import { ServerRunOptions } from './run.ts';
 
 /** What ApplyTo may use besides the Config. */
@@ -44,7 +45,7 @@ export function aggregateErrors(errors: string[]): string {
 
 /** The groups, in kube-apiserver's help order. Each issue adds its group here. */
 export function newServerOptionGroups(): OptionsGroup[] {
-  return [new ServerRunOptions(), new SecureServingOptions(), new AuditOptions(), new FeatureOptions(), new AuthenticationOptions(), new LogsOptions()];
+  return [new ServerRunOptions(), new SecureServingOptions(), new AuditOptions(), new FeatureOptions(), new AuthenticationOptions(), new AuthorizationOptions(), new LogsOptions()];
 }
 
 export class ServerOptions {

@@ -1,0 +1,83 @@
+// The secure default's admin credential (ours; kube-apiserver has no such default): when the
+// server is started without any authentication or authorization flag and terminates TLS itself,
+// a bearer token for `kubernetes-admin` in group `system:masters` is created (reused across
+// restarts), an admin kubeconfig is written next to the serving certificate
+// (`<cert-dir>/admin.kubeconfig`, mode 0600), and the log says how to use it.
+
+import { parse as parseYAML, stringify as toYAML } from 'yaml';
+import type { RequestContext } from '../endpoints/request/context.ts';
+import type { AuthenticatorResponse, RequestAuthenticator } from '../authentication/authenticator.ts';
+import type { FileSystem } from '../server/options/filesystem.ts';
+
+export const adminUserName = 'kubernetes-admin';
+export const adminKubeconfigName = 'admin.kubeconfig';
+
+/** Constant-time string comparison. */
+function timingSafeEqual(a: string, b: string): boolean {
+  const ea = new TextEncoder().encode(a);
+  const eb = new TextEncoder().encode(b);
+  let diff = ea.length ^ eb.length;
+  for (let i = 0; i < Math.max(ea.length, eb.length); i++) diff |= (ea[i] ?? 0) ^ (eb[i] ?? 0);
+  return diff === 0;
+}
+
+/**
+ * Authenticates the admin token; any other request goes to `next` unchanged (so invalid tokens
+ * still fail or fall through exactly as they would without the admin credential).
+ */
+export class AdminTokenAuthenticator implements RequestAuthenticator {
+  private readonly token: string;
+  private readonly next: RequestAuthenticator | undefined;
+  constructor(token: string, next: RequestAuthenticator | undefined) {
+    this.token = token;
+    this.next = next;
+  }
+  async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    const h = ctx.request.headers.get('authorization');
+    if (h) {
+      const m = /^bearer\s+(\S+)\s*$/i.exec(h);
+      if (m && timingSafeEqual(m[1]!, this.token)) {
+        return { user: { name: adminUserName, uid: '', groups: ['system:masters', 'system:authenticated'] } };
+      }
+    }
+    return this.next ? this.next.authenticateRequest(ctx) : null;
+  }
+}
+
+/** A random 256-bit token, base64url. */
+export function newAdminToken(): string {
+  const b = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...b)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The kubeconfig kubectl uses with the admin token. */
+export function adminKubeconfig(server: string, caPEM: string | undefined, token: string): string {
+  const cluster: Record<string, unknown> = { server };
+  if (caPEM) cluster['certificate-authority-data'] = btoa(caPEM);
+  return toYAML({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'edge-apiserver', cluster }],
+    users: [{ name: adminUserName, user: { token } }],
+    contexts: [{ name: `${adminUserName}@edge-apiserver`, context: { cluster: 'edge-apiserver', user: adminUserName } }],
+    'current-context': `${adminUserName}@edge-apiserver`,
+  });
+}
+
+/** The token of an existing admin kubeconfig (restarts keep the credential), if readable. */
+export async function existingAdminToken(fs: FileSystem, path: string): Promise<string | undefined> {
+  try {
+    const doc = parseYAML(new TextDecoder().decode(await fs.readFile(path))) as { users?: { user?: { token?: unknown } }[] } | null;
+    const t = doc?.users?.[0]?.user?.token;
+    return typeof t === 'string' && /^[A-Za-z0-9_-]{20,}$/.test(t) ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `https://host:port` for a local kubectl: the bind address, or localhost (in the generated cert's SANs). */
+export function localServerURL(bindAddress: string, port: number): string {
+  const unspecified = bindAddress === '' || bindAddress === '0.0.0.0' || bindAddress === '::';
+  const host = unspecified ? 'localhost' : bindAddress.includes(':') ? `[${bindAddress}]` : bindAddress;
+  return `https://${host}:${port}`;
+}

@@ -1,0 +1,291 @@
+// kubectl 1.32 (the pinned binary, not gcloud's dispatcher) against the edge-apiserver CLI over
+// TLS: version, get --raw, api-versions, api-resources, auth whoami / can-i / can-i --list, and
+// impersonation. Server A runs with no auth flags (the secure default: RBAC, bootstrap policy,
+// admin kubeconfig); server B with a token file, service-account keys and RBAC manifests.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import net from 'node:net';
+import https from 'node:https';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintServiceAccountToken } from '../src/authentication/serviceaccount.ts';
+
+const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+const haveKubectl = existsSync(kubectl);
+const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
+
+const root = new URL('..', import.meta.url).pathname;
+const bin = join(root, 'adapters/node/bin.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-kubectl-'));
+const children = new Set<ChildProcess>();
+
+after(() => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Server {
+  url: string;
+  certDir: string;
+  stderr(): string;
+}
+
+async function start(name: string, args: string[]): Promise<Server> {
+  const port = await freePort();
+  const certDir = join(dir, name);
+  const proc = spawn(process.execPath, [bin, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ...args], {
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(proc);
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server ${name} did not start: ${err}`)), 30_000);
+    proc.stderr!.setEncoding('utf8').on('data', (d) => {
+      err += d;
+      if (err.includes('Serving securely on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`server ${name} exited with ${code}: ${err}`)));
+  });
+  return { url: `https://127.0.0.1:${port}`, certDir, stderr: () => err };
+}
+
+function kubeconfig(server: Server, name: string, token?: string): string {
+  const ca = Buffer.from(readFileSync(join(server.certDir, 'apiserver.crt'))).toString('base64');
+  const path = join(dir, `${name}.kubeconfig`);
+  writeFileSync(
+    path,
+    `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "${server.url}", certificate-authority-data: ${ca}}}]
+users: [{name: u, user: ${token ? `{token: "${token}"}` : '{}'}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`,
+  );
+  return path;
+}
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let cacheN = 0;
+function run(config: string, ...args: string[]): Promise<Result> {
+  // A fresh discovery cache per command, as the reference runs did.
+  const cache = join(dir, `cache-${cacheN++}`);
+  return new Promise((resolve) => {
+    execFile(kubectl, ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+// --- server A: the secure default ---
+
+let a: Server;
+let adminConfig: string;
+
+test('secure default: admin kubeconfig written (0600) and announced', { skip }, async () => {
+  a = await start('a', []);
+  adminConfig = join(a.certDir, 'admin.kubeconfig');
+  assert.ok(existsSync(adminConfig));
+  assert.equal(statSync(adminConfig).mode & 0o777, 0o600);
+  assert.match(readFileSync(adminConfig, 'utf8'), new RegExp(`server: ${a.url.replace(/\./g, '\\.')}`));
+  assert.match(a.stderr(), /Admin credential \(user \\"kubernetes-admin\\", group system:masters\) written to .*admin\.kubeconfig/);
+});
+
+test('kubectl version, get --raw /readyz?verbose, api-versions, api-resources (admin)', { skip }, async () => {
+  let r = await run(adminConfig, 'version');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Server Version: v1\.34\.0\+edge-apiserver/);
+  r = await run(adminConfig, 'get', '--raw', '/readyz?verbose');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /\[\+\]poststarthook\/rbac\/bootstrap-roles ok/);
+  assert.match(r.stdout, /readyz check passed/);
+  r = await run(adminConfig, 'api-versions');
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split('\n'), ['authentication.k8s.io/v1', 'authorization.k8s.io/v1']);
+  r = await run(adminConfig, 'api-resources');
+  assert.equal(r.code, 0, r.stderr);
+  for (const res of ['selfsubjectreviews', 'tokenreviews', 'localsubjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'subjectaccessreviews']) {
+    assert.match(r.stdout, new RegExp(`^${res}\\s`, 'm'), res);
+  }
+  assert.match(r.stdout, /^selfsubjectaccessreviews\s+authorization\.k8s\.io\/v1\s+false\s+SelfSubjectAccessReview$/m);
+});
+
+test('kubectl auth whoami / can-i / can-i --list as the admin', { skip }, async () => {
+  let r = await run(adminConfig, 'auth', 'whoami');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Username\s+kubernetes-admin/);
+  assert.match(r.stdout, /Groups\s+\[system:masters system:authenticated\]/);
+  r = await run(adminConfig, 'auth', 'can-i', 'get', 'pods');
+  assert.equal(r.stdout.trim(), 'yes');
+  assert.equal(r.code, 0);
+  r = await run(adminConfig, 'auth', 'can-i', '--list');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m);
+});
+
+/** An HTTPS request without credentials (kubectl would prompt for a username). */
+function anonymous(server: Server, path: string, method = 'GET'): Promise<{ status: number; body: string }> {
+  const ca = readFileSync(join(server.certDir, 'apiserver.crt'));
+  return new Promise((resolve, reject) => {
+    const req = https.request(server.url + path, { method, ca, headers: { 'content-type': 'application/json' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end(method === 'POST' ? '{}' : undefined);
+  });
+}
+
+test('anonymous: health and version only', { skip }, async () => {
+  for (const p of ['/healthz', '/livez', '/readyz', '/version']) assert.equal((await anonymous(a, p)).status, 200, p);
+  let r = await anonymous(a, '/metrics');
+  assert.equal(r.status, 403);
+  assert.equal(r.body, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/metrics\\"","reason":"Forbidden","details":{},"code":403}\n');
+  r = await anonymous(a, '/apis/authentication.k8s.io/v1/selfsubjectreviews', 'POST');
+  assert.equal(r.status, 403);
+  assert.match(r.body, /selfsubjectreviews.authentication.k8s.io is forbidden: User \\"system:anonymous\\" cannot create resource \\"selfsubjectreviews\\"/);
+});
+
+// --- server B: token file, service accounts, RBAC manifests ---
+
+let b: Server;
+let saKey: string;
+const issuer = 'https://edge.test';
+
+before(() => {
+  if (skip) return;
+  writeFileSync(join(dir, 'tokens.csv'), 'admin-token,admin,1,"system:masters"\nalice-token,alice,2,"devs"\nbob-token,bob,3\n');
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  saKey = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  writeFileSync(join(dir, 'sa.key'), saKey);
+  writeFileSync(join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  writeFileSync(
+    join(dir, 'rbac.yaml'),
+    `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-reader, namespace: default}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get, list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: devs-read-pods, namespace: default}
+subjects:
+- {kind: Group, apiGroup: rbac.authorization.k8s.io, name: devs}
+- {kind: ServiceAccount, name: builder}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: impersonate-bob}
+rules: [{apiGroups: [""], resources: [users], resourceNames: [bob], verbs: [impersonate]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: alice-impersonates-bob}
+subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: alice}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: impersonate-bob}
+`,
+  );
+});
+
+test('server B starts with token file, service-account keys and RBAC manifests; no admin kubeconfig', { skip }, async () => {
+  b = await start('b', [
+    `--token-auth-file=${join(dir, 'tokens.csv')}`,
+    `--authorization-rbac-manifests=${join(dir, 'rbac.yaml')}`,
+    `--service-account-key-file=${join(dir, 'sa.pub')}`,
+    `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+    `--service-account-issuer=${issuer}`,
+  ]);
+  assert.ok(!existsSync(join(b.certDir, 'admin.kubeconfig')));
+});
+
+test('auth whoami: token-file user, service account, admin', { skip }, async () => {
+  let r = await run(kubeconfig(b, 'alice', 'alice-token'), 'auth', 'whoami', '-o', 'json');
+  assert.equal(r.code, 0, r.stderr);
+  const who = JSON.parse(r.stdout);
+  assert.equal(who.kind, 'SelfSubjectReview');
+  assert.deepEqual(who.status.userInfo, { username: 'alice', uid: '2', groups: ['devs', 'system:authenticated'] });
+  const saToken = await mintServiceAccountToken({ signingKey: saKey, issuer, namespace: 'default', name: 'builder', uid: 'sa-uid' });
+  r = await run(kubeconfig(b, 'sa', saToken), 'auth', 'whoami');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Username\s+system:serviceaccount:default:builder/);
+  assert.match(r.stdout, /Groups\s+\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]/);
+  r = await run(kubeconfig(b, 'sa2', saToken), 'auth', 'can-i', 'list', 'pods');
+  assert.equal(r.stdout.trim(), 'yes');
+  r = await run(kubeconfig(b, 'admin', 'admin-token'), 'auth', 'whoami');
+  assert.match(r.stdout, /Groups\s+\[system:masters system:authenticated\]/);
+});
+
+test('auth can-i yes and no by RBAC; can-i --list', { skip }, async () => {
+  const alice = kubeconfig(b, 'alice2', 'alice-token');
+  const bob = kubeconfig(b, 'bob', 'bob-token');
+  let r = await run(alice, 'auth', 'can-i', 'get', 'pods');
+  assert.equal(r.stdout.trim(), 'yes');
+  assert.equal(r.code, 0);
+  r = await run(alice, 'auth', 'can-i', 'delete', 'pods');
+  assert.equal(r.stdout.trim(), 'no');
+  assert.equal(r.code, 1);
+  r = await run(alice, 'auth', 'can-i', 'get', 'pods', '-n', 'kube-system');
+  assert.equal(r.stdout.trim(), 'no');
+  r = await run(bob, 'auth', 'can-i', 'get', 'pods');
+  assert.equal(r.stdout.trim(), 'no');
+  r = await run(alice, 'auth', 'can-i', '--list');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+  assert.match(r.stdout, /^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+  assert.match(r.stdout, /^\s+\[\/healthz\]\s+\[\]\s+\[get\]$/m);
+  // The admin in system:masters is allowed everything.
+  r = await run(kubeconfig(b, 'admin2', 'admin-token'), 'auth', 'can-i', 'delete', 'nodes');
+  assert.equal(r.stdout.trim(), 'yes');
+});
+
+test('--as impersonation with and without rights', { skip }, async () => {
+  const alice = kubeconfig(b, 'alice3', 'alice-token');
+  let r = await run(alice, '--as=bob', 'auth', 'whoami');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Username\s+bob/);
+  assert.match(r.stdout, /Groups\s+\[system:authenticated\]/);
+  // whoami reports any 403 as "not enabled … or you do not have permission"; get --raw shows the Status.
+  r = await run(alice, '--as=carol', 'auth', 'whoami');
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /the selfsubjectreviews API is not enabled in the cluster or you do not have permission to call it/);
+  r = await run(alice, '--as=carol', 'get', '--raw', '/version');
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Error from server \(Forbidden\): users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
+  r = await run(alice, '--as=bob', '--as-group=devs', 'get', '--raw', '/version');
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /groups "devs" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope/);
+  r = await run(kubeconfig(b, 'bob2', 'bob-token'), '--as=alice', 'get', '--raw', '/version');
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /users "alice" is forbidden: User "bob" cannot impersonate resource "users"/);
+  // Groups are not inherited: alice impersonated without --as-group is not in devs.
+  const admin = kubeconfig(b, 'admin3', 'admin-token');
+  r = await run(admin, '--as=alice', 'auth', 'can-i', 'get', 'pods');
+  assert.equal(r.stdout.trim(), 'no');
+  r = await run(admin, '--as=alice', '--as-group=devs', 'auth', 'can-i', 'get', 'pods');
+  assert.equal(r.stdout.trim(), 'yes');
+});
