@@ -26,8 +26,11 @@ interface Entry {
 export class CachedTokenAuthenticator implements TokenAuthenticator {
   private readonly inner: TokenAuthenticator;
   private readonly opts: Required<TokenCacheOptions>;
-  private readonly entries = new Map<string, Entry>();
+  /** audiences key → token → entry: no per-request string building for the common case. */
+  private readonly maps = new Map<string, Map<string, Entry>>();
+  private count = 0;
   private readonly inflight = new Map<string, Promise<Entry>>();
+  private readonly audKeys = new WeakMap<readonly string[], string>();
   /** Counters for tests and metrics. */
   hits = 0;
   misses = 0;
@@ -37,28 +40,41 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
-    const key = audiences?.length ? audiences.join('\0') + '\u0001' + token : token;
-    const e = this.entries.get(key);
+    const audKey = this.audiencesKey(audiences);
+    const m = this.maps.get(audKey);
+    const e = m?.get(token);
     if (e) {
       if (e.expires > this.opts.now()) {
         this.hits++;
         // Refresh recency (LRU).
-        this.entries.delete(key);
-        this.entries.set(key, e);
+        m!.delete(token);
+        m!.set(token, e);
         return result(e);
       }
-      this.entries.delete(key);
+      m!.delete(token);
+      this.count--;
     }
     this.misses++;
+    const key = audKey + '\u0001' + token;
     let p = this.inflight.get(key);
     if (!p) {
-      p = this.fill(key, token, audiences);
+      p = this.fill(key, audKey, token, audiences);
       this.inflight.set(key, p);
     }
     return result(await p);
   }
 
-  private async fill(key: string, token: string, audiences?: readonly string[]): Promise<Entry> {
+  private audiencesKey(audiences?: readonly string[]): string {
+    if (!audiences?.length) return '';
+    let k = this.audKeys.get(audiences);
+    if (k === undefined) {
+      k = audiences.join('\0');
+      this.audKeys.set(audiences, k);
+    }
+    return k;
+  }
+
+  private async fill(key: string, audKey: string, token: string, audiences?: readonly string[]): Promise<Entry> {
     let entry: Entry;
     try {
       const resp = await this.inner.authenticateToken(token, audiences);
@@ -72,17 +88,28 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     const ttl = ok ? this.opts.successTTL : this.opts.failureTTL;
     if (ttl > 0 && (ok || !entry.err || this.opts.cacheErrors)) {
       entry.expires = this.opts.now() + ttl;
-      if (this.entries.size >= this.opts.maxEntries) {
-        const oldest = this.entries.keys().next().value;
-        if (oldest !== undefined) this.entries.delete(oldest);
-      }
-      this.entries.set(key, entry);
+      let m = this.maps.get(audKey);
+      if (!m) this.maps.set(audKey, (m = new Map()));
+      if (m.has(token)) this.count--;
+      while (this.count >= this.opts.maxEntries) this.evictOne(m);
+      m.set(token, entry);
+      this.count++;
     }
     return entry;
   }
 
+  /** Drops the least recently used entry of `prefer` (or of any non-empty map). */
+  private evictOne(prefer: Map<string, Entry>): void {
+    const m = prefer.size ? prefer : [...this.maps.values()].find((x) => x.size);
+    const oldest = m?.keys().next().value;
+    if (m && oldest !== undefined) {
+      m.delete(oldest);
+      this.count--;
+    } else this.count = 0;
+  }
+
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 }
 
