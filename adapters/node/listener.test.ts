@@ -372,16 +372,20 @@ test('cert/key reload: a new pair is served to new handshakes; a half-written pa
   const c = await generateSelfSignedCertKey({ host: 'c.example.com' });
   writeFileSync(crt, a.cert);
   writeFileSync(key, a.key);
-  const l = await start({ certFile: crt, keyFile: key });
-  const cn = async () => {
-    const s = await handshake(port(l));
+  const sniCrt = join(dir, 'reload-sni.crt');
+  const sniKey = join(dir, 'reload-sni.key');
+  writeFileSync(sniCrt, b.cert);
+  writeFileSync(sniKey, b.key);
+  const l = await start({ certFile: crt, keyFile: key, sniCertKeys: [{ certFile: sniCrt, keyFile: sniKey, names: ['sni.example.com'] }] });
+  const cn = async (servername?: string) => {
+    const s = await handshake(port(l), servername ? { servername } : {});
     const name = s.getPeerCertificate().subject.CN;
     s.end();
     return name;
   };
-  const waitFor = async (want: RegExp) => {
+  const waitFor = async (want: RegExp, servername?: string) => {
     for (let i = 0; i < 60; i++) {
-      if (want.test(String(await cn()))) return;
+      if (want.test(String(await cn(servername)))) return;
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.fail(`never served ${want}`);
@@ -397,6 +401,12 @@ test('cert/key reload: a new pair is served to new handshakes; a half-written pa
     assert.match(String(await cn()), /^b\.example\.com@/);
     writeFileSync(key, c.key);
     await waitFor(/^c\.example\.com@/);
+    // SNI pairs reload the same way.
+    assert.match(String(await cn('sni.example.com')), /^b\.example\.com@/);
+    writeFileSync(sniCrt, a.cert);
+    writeFileSync(sniKey, a.key);
+    await waitFor(/^a\.example\.com@/, 'sni.example.com');
+    assert.match(String(await cn()), /^c\.example\.com@/);
   } finally {
     await l.shutdown(1000);
   }
