@@ -26,6 +26,8 @@ test('WithRequestDeadline: --request-timeout by default, shortened by ?timeout='
   assert.equal(deadlineFor('/api/v1/pods?timeout=60s'), 60_000);
   assert.equal(deadlineFor('/api/v1/pods?timeout='), 60_000);
   assert.equal(deadlineFor('/api/v1/pods?timeout=5s&timeout=foo'), 5_000);
+  assert.equal(deadlineFor('/api/v1/pods?%74imeout=7s'), 7_000); // Go decodes the key too
+  assert.equal(deadlineFor('/api/v1/pods?timeout=1s;x=y'), 60_000); // a pair with ';' is dropped
 });
 
 test('WithRequestDeadline: long-running requests get no deadline and ?timeout= is not even parsed', () => {

@@ -198,7 +198,8 @@ export function parseQuery(search: string): Map<string, string[]> {
 
 /** The first value of `key` in a Go-parsed query (url.Values.Get), "" when absent. */
 export function queryFirst(search: string, key: string): string {
-  if (!search.includes(key)) return '';
+  // Fast path: the key cannot be there, not even percent-encoded.
+  if (!search.includes(key) && !search.includes('%')) return '';
   return parseQuery(search).get(key)?.[0] ?? '';
 }
 
