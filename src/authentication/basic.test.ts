@@ -46,7 +46,9 @@ test('WebSocket protocol token', async () => {
   const a = new WebSocketProtocolAuthenticator(alice);
   const proto = 'base64url.bearer.authorization.k8s.io.' + Buffer.from('tok').toString('base64url');
   const up = { connection: 'Upgrade', upgrade: 'websocket' };
-  assert.equal((await a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': `${proto}, v4.channel.k8s.io` })))?.user.name, 'alice');
+  const wctx = ctxFor({ ...up, 'sec-websocket-protocol': `${proto}, v4.channel.k8s.io` });
+  assert.equal((await a.authenticateRequest(wctx))?.user.name, 'alice');
+  assert.equal(wctx.request.headers.get('sec-websocket-protocol'), 'v4.channel.k8s.io');
   await assert.rejects(a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': proto })), /missing additional subprotocol/);
   await assert.rejects(a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': `${proto},${proto},x` })), /multiple base64.bearer/);
   assert.equal(await a.authenticateRequest(ctxFor({ 'sec-websocket-protocol': `${proto}, x` })), null); // not an upgrade

@@ -90,13 +90,23 @@ export class WebSocketProtocolAuthenticator implements RequestAuthenticator {
     if (token === '') return null;
     const resp = await this.auth.authenticateToken(token, audiencesFrom(ctx));
     if (!resp) throw new Error(invalidTokenError);
-    ctx.values.set(websocketProtocolsKey, filtered.join(','));
+    // The token protocol is removed so that it never reaches the backend (upstream rewrites the header).
+    setRequestHeader(ctx, protocolHeader, filtered.join(','));
     return resp;
   }
 }
 
-/** The Sec-WebSocket-Protocol value without the token protocol, for whoever forwards the upgrade. */
-export const websocketProtocolsKey = Symbol('websocket.filteredProtocols');
+function setRequestHeader(ctx: RequestContext, name: string, value: string): void {
+  try {
+    ctx.request.headers.set(name, value);
+    if (ctx.request.headers.get(name) === value) return;
+  } catch {
+    // immutable headers: rebuild below
+  }
+  const h = new Headers(ctx.request.headers);
+  h.set(name, value);
+  ctx.request = new Request(ctx.request, { headers: h });
+}
 
 function isWebSocketUpgrade(h: Headers): boolean {
   const conn = h.get('connection');
