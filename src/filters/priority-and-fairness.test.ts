@@ -272,9 +272,42 @@ test('many flows share a level fairly; nothing is lost', async () => {
   assert.match(text, /^apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} 400$/m);
 });
 
+test('APF needs a positive server concurrency limit', () => {
+  assert.throws(
+    () => testServer(() => new Response('ok'), { maxRequestsInFlight: 0, maxMutatingRequestsInFlight: 0 }),
+    { message: 'invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive' },
+  );
+});
+
 test('--enable-priority-and-fairness=false: no APF headers (max-in-flight instead)', async () => {
   const t = testServer(() => new Response('ok'), { flowControl: undefined });
   const res = await t.fetch('/work', 'bob');
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('x-kubernetes-pf-flowschema-uid'), null);
+});
+
+test('/debug/api_priority_and_fairness/dump_priority_levels: tabwriter-aligned counts per level', async () => {
+  const g = gate();
+  const t = testServer(g.handler);
+  const p1 = t.fetch('/work', 'bob');
+  await tick();
+  const p2 = t.fetch('/work', 'bob');
+  await tick();
+  assert.equal((await t.fetch('/work', 'bob')).status, 429);
+  const res = await t.fetch('/debug/api_priority_and_fairness/dump_priority_levels', 'admin', ['system:masters']);
+  assert.equal(res.status, 200);
+  const lines = (await res.text()).split('\n');
+  assert.equal(
+    lines[0],
+    'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests',
+  );
+  assert.equal(lines[1], 'catch-all,         0,            true,   false,       0,               0,                 0,                  0,                0,                0');
+  const tiny = lines.find((l) => l.startsWith('tiny,'))!;
+  assert.deepEqual(tiny.split(/,\s*/), ['tiny', '1', 'false', 'false', '1', '1', '1', '1', '0', '0']);
+  assert.equal(lines.filter((l) => l.startsWith('exempt,')).length, 1);
+  g.releaseAll();
+  await p1;
+  await tick();
+  g.releaseAll();
+  await p2;
 });

@@ -37,8 +37,15 @@ export function tooManyRequests(retryAfter: number): Response {
 export function withPriorityAndFairness(next: Handler, c: CompletedConfig): Handler {
   const fc = c.flowControl;
   if (!(fc instanceof FlowControl)) return next;
+  const serverConcurrencyLimit = c.maxRequestsInFlight + c.maxMutatingRequestsInFlight;
+  if (serverConcurrencyLimit <= 0) {
+    // kube-apiserver's BuildPriorityAndFairness refuses to start.
+    throw new Error(
+      `invalid configuration: MaxRequestsInFlight=${c.maxRequestsInFlight} and MaxMutatingRequestsInFlight=${c.maxMutatingRequestsInFlight}; they must add up to something positive`,
+    );
+  }
   fc.start({
-    serverConcurrencyLimit: c.maxRequestsInFlight + c.maxMutatingRequestsInFlight,
+    serverConcurrencyLimit,
     requestTimeout: c.requestTimeout,
     metrics: c.metrics,
   });

@@ -64,6 +64,11 @@ export class QueueSet {
   requestsWaiting = 0;
   seatsWaiting = 0;
   currentR = 0;
+  /** Totals for the debug dump (queueSetDigest). */
+  dispatched = 0;
+  rejected = 0;
+  timedOut = 0;
+  cancelled = 0;
   private lastRealTime: number;
   private robinIndex = -1;
   private enqueues = 0;
@@ -92,6 +97,13 @@ export class QueueSet {
     return this.config.queues < 0;
   }
 
+  /** Queues with requests waiting. */
+  get activeQueueCount(): number {
+    let n = 0;
+    for (const q of this.queues) if (q.waiting.length > q.head) n++;
+    return n;
+  }
+
   /** Number of requests waiting in queue `i` (tests, debugging). */
   queueLength(i: number): number {
     const q = this.queues[i]!;
@@ -106,7 +118,10 @@ export class QueueSet {
     this.syncTime();
     if (this.isExempt) return this.admitNow(null, seats, 0);
     if (this.config.queues === 0) {
-      if (!this.canAccommodate(seats)) return { admitted: false, reason: 'concurrency-limit', waitedMs: 0 };
+      if (!this.canAccommodate(seats)) {
+        this.rejected++;
+        return { admitted: false, reason: 'concurrency-limit', waitedMs: 0 };
+      }
       return this.admitNow(null, seats, 0);
     }
     // Shuffle sharding: the queue in the hand with the least waiting work, visiting the hand
@@ -122,9 +137,13 @@ export class QueueSet {
     const queue = best;
     // Reject only when seats are exhausted AND the chosen queue is full.
     if (this.seatsInUse >= this.concurrencyLimit && queue.waiting.length - queue.head >= this.config.queueLengthLimit) {
+      this.rejected++;
       return { admitted: false, reason: 'queue-full', waitedMs: 0 };
     }
-    if (signal?.aborted) return { admitted: false, reason: 'cancelled', waitedMs: 0 };
+    if (signal?.aborted) {
+      this.cancelled++;
+      return { admitted: false, reason: 'cancelled', waitedMs: 0 };
+    }
     const now = this.now();
     let immediate: Admission | undefined;
     const req: WaitingRequest = { seats, fsName, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve: (a) => (immediate = a) };
@@ -190,6 +209,7 @@ export class QueueSet {
   }
 
   private admitNow(queue: Queue | null, seats: number, waitedMs: number): Admission {
+    this.dispatched++;
     this.demandChanging();
     this.seatsInUse += seats;
     this.requestsExecuting++;
@@ -279,6 +299,8 @@ export class QueueSet {
     if (req.decided) return;
     this.syncTime();
     req.decided = true;
+    if (reason === 'time-out') this.timedOut++;
+    else this.cancelled++;
     req.cleanup?.();
     this.removeWaiting(req);
     this.boundNextDispatch(req.queue);

@@ -16,6 +16,7 @@ import { defaultVersionInfo, type VersionInfo } from './routes/version.ts';
 import { buildHandlerChain } from './chain.ts';
 import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
+import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from './routes/discovery.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -155,7 +156,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery],
+    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),
