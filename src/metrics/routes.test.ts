@@ -104,3 +104,27 @@ test('FeatureOptions: flags, defaults, help section, APF config from manifests',
   assert.equal(c2.flowControl, undefined);
   assert.equal(c2.enableProfiling, true);
 });
+
+test('/metrics is authorized like any path: system:monitoring may scrape, others are forbidden', async () => {
+  const { RBACAuthorizer } = await import('../authorization/rbac/authorizer.ts');
+  const { requestFunc } = await import('../authentication/authenticator.ts');
+  const authorizer = new RBACAuthorizer();
+  const fetch = server({
+    authentication: {
+      apiAudiences: [],
+      authenticator: requestFunc(async (ctx) => {
+        const name = ctx.request.headers.get('x-user') ?? 'nobody';
+        return { user: { name, groups: [...(ctx.request.headers.get('x-groups')?.split(',') ?? []), 'system:authenticated'] } };
+      }),
+    },
+    authorization: { authorizer },
+  });
+  const scrape = await fetch('/metrics', { headers: { 'x-user': 'prometheus', 'x-groups': 'system:monitoring' } });
+  assert.equal(scrape.status, 200);
+  assert.match(await scrape.text(), /^# TYPE authentication_attempts counter$/m);
+  const denied = await fetch('/metrics', { headers: { 'x-user': 'alice' } });
+  assert.equal(denied.status, 403);
+  assert.match(await denied.text(), /forbidden: User \\"alice\\" cannot get path \\"\/metrics\\"/);
+  const reset = await fetch('/metrics', { method: 'DELETE', headers: { 'x-user': 'prometheus', 'x-groups': 'system:monitoring' } });
+  assert.equal(reset.status, 403); // DELETE needs more than get
+});

@@ -37,6 +37,10 @@ export function bootstrapPolicy(): RBACObject[] {
       { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
     ]),
+    // Full access to the monitoring endpoints (bind a scraper's group or user to it).
+    clusterRole('system:monitoring', [
+      { verbs: ['get'], nonResourceURLs: ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'] },
+    ]),
     clusterRole('system:public-info-viewer', [
       { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
     ]),
@@ -54,6 +58,7 @@ export function bootstrapPolicy(): RBACObject[] {
     clusterRoleBinding('system:discovery', 'system:discovery', ['system:authenticated']),
     clusterRoleBinding('system:basic-user', 'system:basic-user', ['system:authenticated']),
     clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    clusterRoleBinding('system:monitoring', 'system:monitoring', ['system:monitoring']),
   ];
 }
 
