@@ -25,6 +25,8 @@ export interface AuditContext {
   /** Set when a handler logged the objects itself (the audit filter then captures nothing). */
   requestObjectLogged?: boolean;
   responseObjectLogged?: boolean;
+  /** The request object came from the audit filter's body capture (not from a handler). */
+  requestObjectCaptured?: boolean;
 }
 
 function newEvent(): AuditEvent {

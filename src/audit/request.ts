@@ -188,7 +188,18 @@ export function captureRequestObject(ctx: RequestContext, ac: AuditContext, d: A
     if (!isValidJSON(text)) return;
     if (info.verb === 'patch') logRequestPatch(ctx, text);
     else logRequestObject(ctx, text);
+    ac.requestObjectCaptured = true;
   })();
+}
+
+/**
+ * Upstream logs the request object when the handler decodes it. A request stopped before the
+ * handler (authorization forbade it, or priority and fairness rejected it with 429) never got
+ * there, so the captured body is dropped again.
+ */
+export function dropUnhandledRequestObject(ac: AuditContext, status: number): void {
+  if (!ac.requestObjectCaptured) return;
+  if (status === 429 || ac.annotations.get('authorization.k8s.io/decision') === 'forbid') ac.event.requestObject = undefined;
 }
 
 function isValidJSON(text: string): boolean {

@@ -394,3 +394,17 @@ test('WithAudit: blocking mode (a backend that never fails) runs the handler mea
   assert.equal((await p).status, 200, 'a failed write does not fail the request in blocking mode');
   assert.deepEqual(inner.stages(), ['RequestReceived', 'ResponseComplete']);
 });
+
+test('WithAudit: a create that authorization forbids carries no requestObject (the handler never decoded it)', async () => {
+  const { backend, c } = setup('Request');
+  const forbid: Handler = (ctx) => {
+    addAuditAnnotation(ctx, 'authorization.k8s.io/decision', 'forbid');
+    addAuditAnnotation(ctx, 'authorization.k8s.io/reason', '');
+    return respondWithError({ status: 'Failure', message: 'configmaps is forbidden', reason: 'Forbidden', details: { kind: 'configmaps' }, code: 403 }, ctx.request, ctx.url);
+  };
+  const body = '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1"}}';
+  await serve(withAudit(forbid, c), ctxFor('/api/v1/namespaces/default/configmaps', { method: 'POST', body, headers: { 'content-type': 'application/json' } }));
+  const complete = backend.lines()[1]!;
+  assert.doesNotMatch(complete, /requestObject/);
+  assert.match(complete, /"reason":"Forbidden"/);
+});

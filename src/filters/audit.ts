@@ -15,6 +15,7 @@ import {
   auditInternalError,
   captureRequestObject,
   captureResponseObject,
+  dropUnhandledRequestObject,
   evaluatePolicyAndCreateAuditEvent,
   flushOnEdge,
   type AuditDeps,
@@ -87,7 +88,10 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
 
     await captureResponseObject(ctx, ac, response, d);
     setEventResponseStatusCode(ac, response.status);
-    if (requestCapture) await requestCapture;
+    if (requestCapture) {
+      await requestCapture;
+      dropUnhandledRequestObject(ac, response.status);
+    }
     writeLatencyToAnnotation(ctx);
     await stage(ac, 'ResponseComplete');
     await receivedStored;
