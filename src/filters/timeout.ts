@@ -35,7 +35,7 @@ export class DeadlineExceededError extends Error {
 // A timer per request costs a Timeout object plus two list operations; for the usual long
 // deadlines (60 s) a shared wheel with 100 ms slots is cheaper, and firing up to 100 ms late
 // does not matter there. Short deadlines (`?timeout=50ms`) keep a precise timer. The wheel is
-// used only where timers are objects (Node, Bun, Deno's compat): on Workers a timer should
+// used only where timers are objects (Node, Bun); on Workers and Deno a timer should
 // belong to its request, so each request keeps its own.
 
 interface Expiring {
