@@ -11,6 +11,10 @@ import { buildServerFromFlags } from '../src/server/build.ts';
 import { MemoryFileSystem } from '../src/server/options/filesystem.ts';
 import { discardLogger, type Logger } from '../src/util/logger.ts';
 import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
+import { complete, newConfig, newServer } from '../src/server/config.ts';
+import { newEmptyDelegate, notFoundHandler } from '../src/server/genericapiserver.ts';
+import { fixedPolicyRuleEvaluator } from '../src/audit/policy.ts';
+import type { AuditBackend } from '../src/audit/types.ts';
 
 const policy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -104,4 +108,33 @@ test('audit end to end: a full disk — blocking keeps serving (counted and logg
     }
     assert.match(lines.find((l) => l.startsWith('Error in audit plugin'))!, /^Error in audit plugin 'log' affecting 1 audit events: write \/dev\/full: no space left on device\nImpacted events:\n/);
   }
+});
+
+test('run(): the audit backend starts before serving, stops on InFlightRequestsDrained, is shut down before run() returns', async () => {
+  const order: string[] = [];
+  const config = newConfig({ logger: discardLogger });
+  const backend: AuditBackend = {
+    processEvents: () => true,
+    run: (stop) => {
+      order.push('run');
+      void stop.then(() => order.push('stop'));
+    },
+    shutdown: async () => {
+      order.push(`shutdown drained=${config.lifecycleSignals.InFlightRequestsDrained.hasFired}`);
+    },
+  };
+  config.audit = { backend, policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata') };
+  const server = newServer(complete(config), 'test', newEmptyDelegate(notFoundHandler));
+  const stop = new AbortController();
+  const running = server.run({ signal: stop.signal });
+  await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(order, ['run']);
+  stop.abort();
+  await running;
+  assert.deepEqual(order, ['run', 'stop', 'shutdown drained=true']);
+
+  const failing = newConfig({ logger: discardLogger });
+  failing.audit = { backend: { ...backend, run: () => Promise.reject(new Error('no sink')) }, policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata') };
+  const s2 = newServer(complete(failing), 'test', newEmptyDelegate(notFoundHandler));
+  await assert.rejects(s2.run({ signal: new AbortController().signal }), { message: 'failed to run the audit backend: no sink' });
 });
