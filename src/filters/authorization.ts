@@ -44,11 +44,16 @@ export function withAuthorization(next: Handler, c: CompletedConfig): Handler {
     const attrs = getAuthorizerAttributes(ctx);
     if (attrs instanceof Error) return internalError(ctx.request, attrs, ctx.url);
     let result;
+    const start = performance.now();
     try {
       result = await authz.authorize(attrs);
     } catch (err) {
       result = { decision: 'NoOpinion' as const, reason: '', error: err instanceof Error ? err : new Error(String(err)) };
     }
+    c.metrics.recordAuthorization(
+      result.error ? 'error' : result.decision === 'Allow' ? 'allowed' : result.decision === 'NoOpinion' ? 'no-opinion' : 'denied',
+      (performance.now() - start) / 1000,
+    );
     if (result.decision === 'Allow') {
       addAuditAnnotation(ctx, decisionAnnotationKey, 'allow');
       addAuditAnnotation(ctx, reasonAnnotationKey, result.reason);

@@ -127,4 +127,8 @@ test('/metrics is authorized like any path: system:monitoring may scrape, others
   assert.match(await denied.text(), /forbidden: User \\"alice\\" cannot get path \\"\/metrics\\"/);
   const reset = await fetch('/metrics', { method: 'DELETE', headers: { 'x-user': 'prometheus', 'x-groups': 'system:monitoring' } });
   assert.equal(reset.status, 403); // DELETE needs more than get
+  const text = await (await fetch('/metrics', { headers: { 'x-user': 'prometheus', 'x-groups': 'system:monitoring' } })).text();
+  assert.match(text, /^authorization_attempts_total\{result="allowed"\} 2$/m);
+  assert.match(text, /^authorization_attempts_total\{result="no-opinion"\} 2$/m);
+  assert.match(text, /^authorization_duration_seconds_count\{result="allowed"\} 2$/m);
 });
