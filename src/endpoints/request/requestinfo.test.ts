@@ -17,7 +17,6 @@ const success: [string, string, string, string, string, string, string, string, 
   ['HEAD', '/api/v1/pods', 'list', 'api', '', 'v1', '', 'pods', '', '', ['pods']],
   ['GET', '/api/v1/namespaces/other/pods/foo', 'get', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
   ['GET', '/api/v1/namespaces/other/pods', 'list', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
-  ['PATCH', '/api/v1/namespaces/new-namespace', 'patch', 'api', '', 'v1', '', 'namespaces', '', 'new-namespace', ['namespaces', 'new-namespace']],
   // special verbs
   ['GET', '/api/v1/proxy/namespaces/other/pods/foo', 'proxy', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
   ['GET', '/api/v1/proxy/namespaces/other/pods/foo/subpath/not/a/subresource', 'proxy', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo', 'subpath', 'not', 'a', 'subresource']],
@@ -151,6 +150,35 @@ test('legacy watch/proxy prefix with nothing after it fails', () => {
       assert.equal(err.info.isResourceRequest, true);
       return true;
     });
+  }
+});
+
+test('PATCH of a namespace carries the namespace (current upstream)', () => {
+  const got = info('PATCH', '/api/v1/namespaces/new-namespace');
+  assert.equal(got.namespace, 'new-namespace');
+  assert.equal(got.resource, 'namespaces');
+  assert.equal(got.name, 'new-namespace');
+});
+
+test('TestSelectorParsing (upstream table)', () => {
+  const cases: [string, string, string, string, string, string][] = [
+    // method, url, name, verb, fieldSelector, labelSelector
+    ['GET', '/apis/group/version/resource', '', 'list', '', ''],
+    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1', 'name1', 'list', 'metadata.name=name1', ''],
+    ['GET', '/apis/group/version/resource?watch=true&fieldSelector=metadata.name=name1', 'name1', 'watch', 'metadata.name=name1', ''],
+    ['GET', '/apis/group/version/resource?fieldSelector=foo=bar&labelSelector=baz=qux', '', 'list', 'foo=bar', 'baz=qux'],
+    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo', '', 'list', 'metadata.name=name1,foo', ''],
+    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo&watch=true', '', 'watch', 'metadata.name=name1,foo', ''],
+    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo&watch=false', '', 'list', 'metadata.name=name1,foo', ''],
+    ['DELETE', '/apis/group/version/resource?fieldSelector=foo=bar&labelSelector=baz=qux', '', 'deletecollection', 'foo=bar', 'baz=qux'],
+    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=foo&fieldSelector=metadata.name=bar&labelSelector=foo=bar&labelSelector=foo=baz', 'foo', 'list', 'metadata.name=foo', 'foo=bar'],
+    ['GET', '/apis/group/version/resource/name?fieldSelector=foo=bar&labelSelector=foo=bar', 'name', 'get', '', ''],
+    ['GET', '/apis/group/version/watch/resource?fieldSelector=metadata.name=foo&labelSelector=foo=bar', '', 'watch', '', ''],
+    ['GET', '/apis/group/version/watch/resource/name?fieldSelector=metadata.name=foo&labelSelector=foo=bar', 'name', 'watch', '', ''],
+  ];
+  for (const [method, url, name, verb, fs, ls] of cases) {
+    const got = info(method, url);
+    assert.deepEqual([got.name, got.verb, got.fieldSelector, got.labelSelector], [name, verb, fs, ls], `${method} ${url}`);
   }
 });
 

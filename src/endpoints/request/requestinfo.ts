@@ -122,11 +122,9 @@ export class RequestInfoFactory {
     // Step 9.
     const left = segs.length - i;
     if (segs[i] === 'namespaces') {
-      // A server-side-apply PATCH creating a namespace (`/namespaces/<new>`) carries no
-      // namespace (upstream code; the reference §7 omits this rule).
-      if (left === 2 && info.verb === 'patch') {
-        // namespace stays ""
-      } else if (left > 1) {
+      // (Some upstream versions left the namespace empty for a PATCH of `/namespaces/<name>`,
+      // for server-side apply; current upstream sets it as for any other verb.)
+      if (left > 1) {
         info.namespace = segs[i + 1]!;
         if (left > 2 && segs[i + 2] !== 'status' && segs[i + 2] !== 'finalize') i += 2;
       }
