@@ -146,3 +146,12 @@ export { AuditMetrics } from './audit/metrics.ts';
 export { encodeEvent, eventString } from './audit/event.ts';
 export { addAuditAnnotation, logImpersonatedUser, logRequestObject, logRequestPatch, logResponseObject } from './audit/context.ts';
 export type { AuditEvent, AuditBackend, AuditSink, AuditConfig, Level as AuditLevel, Stage as AuditStage } from './audit/types.ts';
+/** API Priority and Fairness (k8s-filters.md §17) and the Prometheus metrics (/metrics). */
+export { FlowControl, type FlowControlOptions, type Classification, type PriorityLevelState, type FlowSchemaState, type RejectedObject } from './flowcontrol/controller.ts';
+export { parseFlowControlManifests, readFlowControlManifests } from './flowcontrol/manifests.ts';
+export type { FlowSchema, PriorityLevelConfiguration } from './flowcontrol/types.ts';
+export { withPriorityAndFairness, watchInitializedKey, classificationKey } from './filters/priority-and-fairness.ts';
+export { FeatureOptions } from './server/options/features.ts';
+export { APIServerMetrics } from './metrics/apiserver.ts';
+export { Registry, Counter, Gauge, Histogram, GaugeFunc, textContentType, type Collector, type MetricOpts, type HistogramOpts } from './metrics/registry.ts';
+export { installMetrics } from './metrics/routes.ts';
