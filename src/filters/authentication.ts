@@ -59,7 +59,7 @@ export function withAuthentication(next: Handler, c: CompletedConfig): Handler {
     }
     if (apiAuds.length && resp.audiences?.length && intersectAudiences(apiAuds, resp.audiences).length === 0) {
       c.metrics.recordAuthentication('error', seconds);
-      logger.error('Unable to match the audience', { err: `[${resp.audiences.join(' ')}]`, expected: `[${apiAuds.join(' ')}]` });
+      logger.error(`unable to match the audience: [${resp.audiences.join(' ')}] , accepted: [${apiAuds.join(' ')}]`);
       return failed(ctx);
     }
     c.metrics.recordAuthentication('success', seconds, resp.user.name);
