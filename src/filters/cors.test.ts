@@ -51,3 +51,39 @@ test('WithCORS: absent without origins; (?i) flags; invalid regex fails at build
   assert.equal(compileOriginPatterns(['(?i)^https://EXAMPLE\\.com$'])[0]!.test('https://example.com'), true);
   assert.throws(() => withCORS(next, { corsAllowedOrigins: ['(['] }), /^Error: Invalid CORS allowed origin, --cors-allowed-origins flag was set to \(\[ - /);
 });
+
+test('TestCORSAllowedOrigins (upstream table)', async () => {
+  const table: [string[], string, boolean][] = [
+    [[], 'example.com', false],
+    [['example.com'], 'example.com', true],
+    [['example.com'], 'not-allowed.com', false],
+    [['not-matching.com', 'example.com'], 'example.com', true],
+    [['.*'], 'example.com', true],
+  ];
+  for (const [corsAllowedOrigins, origin, allowed] of table) {
+    const res = await serve(withCORS(recorder(), { corsAllowedOrigins }), testContext('/version', { headers: { Origin: origin } }));
+    const h = (k: string) => res.headers.get(k) ?? '';
+    if (allowed) {
+      assert.equal(h('access-control-allow-origin'), origin);
+      assert.notEqual(h('access-control-allow-credentials'), '');
+      assert.notEqual(h('access-control-allow-headers'), '');
+      assert.notEqual(h('access-control-allow-methods'), '');
+      assert.equal(h('access-control-expose-headers'), 'Date');
+    } else {
+      for (const k of ['origin', 'credentials', 'headers', 'methods']) assert.equal(h(`access-control-allow-${k}`), '');
+      assert.notEqual(h('access-control-expose-headers'), 'Date');
+    }
+  }
+});
+
+test('TestCORSAllowedMethods (default methods) and TestCompileRegex (upstream)', async () => {
+  for (const method of ['POST', 'GET', 'OPTIONS', 'PUT', 'DELETE', 'PATCH']) {
+    const res = await serve(withCORS(recorder(), { corsAllowedOrigins: ['.*'] }), testContext('/version', { method, headers: { Origin: 'allowed.com' } }));
+    assert.ok(res.headers.get('access-control-allow-methods')!.split(',').map((m) => m.trim()).includes(method), method);
+  }
+  const [ends, starts] = compileOriginPatterns(['endsWithMe$', '^startingWithMe']);
+  assert.equal(ends!.test('Something that endsWithMe'), true);
+  assert.equal(ends!.test("Something that doesn't endsWithMe."), false);
+  assert.equal(starts!.test('startingWithMe is very important'), true);
+  assert.equal(starts!.test('not startingWithMe should fail'), false);
+});

@@ -71,3 +71,43 @@ test('WithMaxInFlightLimit: missing RequestInfo is the 500 with the quoted URI',
   assert.equal(res.status, 500);
   assert.equal(await res.text(), 'Internal Server Error: "/x?y"\n');
 });
+
+test('TestMaxInFlightNonMutating / Mutating / SkipsMasters (upstream scenarios)', async () => {
+  const { basicLongRunningRequestCheck } = await import('../server/config.ts');
+  const longRunningFunc = basicLongRunningRequestCheck(['watch'], ['proxy']);
+  const server = (nonMutating: number, mutating: number) => {
+    const pending: (() => void)[] = [];
+    const h = withMaxInFlightLimit(
+      (ctx) => (ctx.url.pathname.includes('dontwait') ? new Response('') : new Promise<Response>((r) => pending.push(() => r(new Response(''))))),
+      { maxRequestsInFlight: nonMutating, maxMutatingRequestsInFlight: mutating, longRunningFunc },
+    );
+    const call = (path: string, method = 'GET', groups?: string[]) => {
+      const ctx = testContext(path, { method });
+      if (groups) ctx.user = { name: '', groups };
+      return Promise.resolve(h(ctx)).then((r) => r.status);
+    };
+    return { call, release: () => pending.splice(0).forEach((f) => f()) };
+  };
+  // Non-mutating: 3 watches hang unaccounted, 3 short requests saturate.
+  let s = server(3, 1);
+  const hanging = [...Array(3)].map(() => s.call('/api/v1/namespaces/default/wait?watch=true'));
+  assert.equal(await s.call('/dontwait'), 200);
+  const accounted = [...Array(3)].map(() => s.call('/'));
+  for (let i = 0; i < 2; i++) assert.equal(await s.call('/'), 429);
+  assert.equal(await s.call('/api/v1/watch/namespaces/default/dontwait'), 200);
+  assert.equal(await s.call('/dontwait', 'POST'), 200);
+  s.release();
+  await Promise.all([...hanging, ...accounted]);
+  const again = s.call('/');
+  s.release();
+  assert.equal(await again, 200);
+  // Mutating.
+  s = server(1, 3);
+  const posts = [...Array(3)].map(() => s.call('/foo/bar', 'POST'));
+  for (let i = 0; i < 2; i++) assert.equal(await s.call('/foo/bar/', 'POST'), 429);
+  assert.equal(await s.call('/dontwait'), 200);
+  // Masters skip the limit.
+  for (let i = 0; i < 2; i++) assert.equal(await s.call('/dontwait', 'POST', ['system:masters']), 200);
+  s.release();
+  assert.deepEqual(await Promise.all(posts), [200, 200, 200]);
+});

@@ -45,3 +45,32 @@ test('WithRetryAfter: exempt paths (plain prefixes) and the loopback user agent'
   assert.equal((await serve(h, testContext('/api/v1/pods', { headers: { 'User-Agent': 'kubectl/v1.34.0' } }))).status, 429);
   assert.equal((await serve(h, testContext('/version'))).status, 429);
 });
+
+test('TestWithRetryAfter (upstream table, WithRetryAfter around WithWaitGroup)', async () => {
+  const { withWaitGroup } = await import('./waitgroup.ts');
+  const { SafeWaitGroup } = await import('../util/waitgroup.ts');
+  const cases: [string, boolean, string, string, boolean, number, string, string, number][] = [
+    // name, shutting down, url, user agent, wg waiting, handler invoked, Connection, Retry-After, status
+    ['retry-after disabled', false, '/api/v1/namespaces', 'foo', false, 1, '', '', 200],
+    ['enabled, not exempt', true, '/api/v1/namespaces', 'foo', false, 0, 'close', '5', 429],
+    ['enabled, exempt /metrics', true, '/metrics?foo=bar', 'foo', false, 1, '', '', 200],
+    ['enabled, exempt /livez', true, '/livez?verbose', 'foo', false, 1, '', '', 200],
+    ['enabled, exempt /readyz', true, '/readyz?verbose', 'foo', false, 1, '', '', 200],
+    ['enabled, exempt /healthz', true, '/healthz?verbose', 'foo', false, 1, '', '', 200],
+    ['enabled, exempt local loopback', true, '/api/v1/namespaces', 'kube-apiserver/', false, 1, '', '', 200],
+    ['enabled, exempt /readyz, wait group waiting', true, '/readyz?verbose', 'foo', true, 1, '', '', 200],
+  ];
+  for (const [name, shuttingDown, url, ua, waiting, invoked, close, retryAfter, status] of cases) {
+    const lifecycleSignals = new LifecycleSignals();
+    if (shuttingDown) lifecycleSignals.NotAcceptingNewRequest.signal();
+    const wg = new SafeWaitGroup();
+    if (waiting) await wg.wait();
+    const next = recorder();
+    const h = withRetryAfter(withWaitGroup(next, { longRunningFunc: () => false, nonLongRunningRequestWaitGroup: wg }), { lifecycleSignals });
+    const res = await serve(h, testContext(url, { headers: { 'User-Agent': ua } }));
+    assert.equal(next.calls.length, invoked, name);
+    assert.equal(res.status, status, name);
+    assert.equal(res.headers.get('connection') ?? '', close, name);
+    assert.equal(res.headers.get('retry-after') ?? '', retryAfter, name);
+  }
+});
