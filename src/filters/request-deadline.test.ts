@@ -22,6 +22,10 @@ test('WithRequestDeadline: --request-timeout by default, shortened by ?timeout='
   assert.equal(deadlineFor('/api/v1/pods?timeout=59.5s'), 59_500);
   assert.equal(deadlineFor('/api/v1/pods?timeout=1500ms'), 1_500);
   assert.equal(deadlineFor('/api/v1/pods?timeout=0'), 60_000);
+  // TestWithRequestDeadline (upstream): 15s; 0s and empty → default; max+1s → default.
+  assert.equal(deadlineFor('/api/v1/namespaces?timeout=15s'), 15_000);
+  assert.equal(deadlineFor('/api/v1/namespaces?timeout=0s'), 60_000);
+  assert.equal(deadlineFor('/api/v1/namespaces?timeout=1m1s'), 60_000);
   assert.equal(deadlineFor('/api/v1/pods?timeout=-5s'), 60_000);
   assert.equal(deadlineFor('/api/v1/pods?timeout=60s'), 60_000);
   assert.equal(deadlineFor('/api/v1/pods?timeout='), 60_000);
