@@ -12,6 +12,7 @@ import { readFlowControlManifests } from '../../flowcontrol/manifests.ts';
 export class FeatureOptions implements OptionsGroup {
   profiling!: Flag<boolean>;
   contentionProfiling!: Flag<boolean>;
+  debugSocketPath!: Flag<string>;
   enablePriorityAndFairness!: Flag<boolean>;
   flowControlConfigFiles!: Flag<string[]>;
 
@@ -21,6 +22,11 @@ export class FeatureOptions implements OptionsGroup {
       'contention-profiling',
       false,
       'Enable block profiling, if profiling is enabled (a no-op here: there is no Go runtime to profile)',
+    );
+    this.debugSocketPath = fs.string(
+      'debug-socket-path',
+      '',
+      'Use an unprotected (no authn/authz) unix-domain socket for profiling with the given path (accepted and ignored here: there is no pprof to serve)',
     );
     this.enablePriorityAndFairness = fs.bool(
       'enable-priority-and-fairness',
@@ -41,6 +47,7 @@ export class FeatureOptions implements OptionsGroup {
 
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
     config.enableProfiling = this.profiling.value;
+    if (this.debugSocketPath.value) ctx.logger.info('Ignoring --debug-socket-path: no profiling socket on this server', { path: this.debugSocketPath.value });
     if (!this.enablePriorityAndFairness.value) {
       config.flowControl = undefined;
       return;
