@@ -54,7 +54,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
   const onSignal = (sig: NodeJS.Signals) => {
     if (stop.signal.aborted) {
       // The second signal: exit at once (upstream SetupSignalHandler).
-      stderr(formatLine('I', `Received second ${sig}, exiting immediately`) + '\n');
+      stderr(printfLine('I', `Received second ${sig}, exiting immediately`) + '\n');
       process.exit(1);
     }
     logger.info(`Received ${sig}, shutting down`);
@@ -152,13 +152,18 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
   } catch (err) {
     const msg = message(err);
     if (msg.startsWith('PostStartHook ')) {
-      // klog.Fatalf: severity F, exit 255.
-      stderr(formatLine('F', msg) + '\n');
+      // klog.Fatalf: severity F, printf-style text, exit 255.
+      stderr(printfLine('F', msg) + '\n');
       return 255;
     }
     stderr(`Error: ${msg}\n`);
     return 1;
   }
+}
+
+/** A klog printf-style line (Infof/Fatalf): header, then the text as is (not quoted). */
+function printfLine(severity: string, text: string): string {
+  return formatLine(severity, '').replace(/ ""$/, ' ') + text;
 }
 
 function message(err: unknown): string {
