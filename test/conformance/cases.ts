@@ -40,6 +40,8 @@ export interface ConformanceCase {
 export const USER_AGENT = 'edge-apiserver-conformance/1.0';
 
 const textPlain = 'text/plain; charset=utf-8';
+/** A token-file user the conformance RBAC policy lets read non-resource paths and pods in default. */
+const alice = { Authorization: 'Bearer conformance-alice-token' };
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const statusNotFound =
   '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n';
@@ -82,8 +84,8 @@ export const cases: ConformanceCase[] = [
     expect: { status: 200, body: /\[\+\]shutdown ok\n(\[\+\][^\n]+ ok\n)*warn: some health checks cannot be excluded: no matches for "nosuch"\nreadyz check passed\n$/ },
   },
   {
-    name: 'GET /healthz/ping → 200 ok',
-    request: { path: '/healthz/ping' },
+    name: 'GET /healthz/ping → 200 ok (health subpaths need more than public-info-viewer)',
+    request: { path: '/healthz/ping', headers: alice },
     expect: { status: 200, body: 'ok' },
   },
   {
@@ -102,22 +104,22 @@ export const cases: ConformanceCase[] = [
   },
   {
     name: 'GET /version/ (trailing slash) → version info',
-    request: { path: '/version/' },
+    request: { path: '/version/', headers: alice },
     expect: { status: 200, json: (v) => assert.equal(v.major, '1') },
   },
   {
     name: 'POST /version → 405 Status',
-    request: { method: 'POST', path: '/version', body: '{}', headers: { 'content-type': 'application/json' } },
+    request: { method: 'POST', path: '/version', body: '{}', headers: { 'content-type': 'application/json', ...alice } },
     expect: { status: 405, headers: { 'content-type': 'application/json' }, body: statusMethodNotAllowed },
   },
   {
     name: 'GET /version/extra → 404 Status',
-    request: { path: '/version/extra' },
+    request: { path: '/version/extra', headers: alice },
     expect: { status: 404, headers: { 'content-type': 'application/json' }, body: statusNotFound },
   },
   {
     name: 'GET / → sorted index of paths',
-    request: { path: '/' },
+    request: { path: '/', headers: alice },
     expect: {
       status: 200,
       headers: { 'content-type': 'application/json' },
@@ -133,7 +135,7 @@ export const cases: ConformanceCase[] = [
   },
   {
     name: 'GET /does-not-exist → 404 page not found',
-    request: { path: '/does-not-exist' },
+    request: { path: '/does-not-exist', headers: alice },
     expect: { status: 404, headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' }, body: '404 page not found\n' },
   },
   {
@@ -201,7 +203,7 @@ export const cases: ConformanceCase[] = [
   },
   {
     name: 'request info: a watch is long-running, so ?timeout= is not parsed',
-    request: { path: '/api/v1/namespaces/default/pods?watch=true&timeout=foo', headers: { Authorization: 'Bearer conformance-alice-token' } },
+    request: { path: '/api/v1/namespaces/default/pods?watch=true&timeout=foo', headers: alice },
     expect: { status: 404, body: '404 page not found\n' },
   },
   {
@@ -215,10 +217,33 @@ export const cases: ConformanceCase[] = [
   },
   {
     name: 'a token-file user is authenticated (groups + system:authenticated)',
-    request: { path: '/conformance/transport', headers: { Authorization: 'Bearer conformance-alice-token' } },
+    request: { path: '/conformance/transport', headers: alice },
     expect: {
       status: 200,
       json: (v) => assert.deepEqual(v.user, { name: 'alice', uid: 'uid-alice', groups: ['devs', 'readers', 'system:authenticated'] }),
+    },
+  },
+  {
+    name: 'RBAC: a token-file user allowed to list pods passes authorization (then 404: no pods API here)',
+    request: { path: '/api/v1/namespaces/default/pods', headers: alice },
+    expect: { status: 404, headers: { 'content-type': textPlain }, body: '404 page not found\n' },
+  },
+  {
+    name: 'RBAC: a token-file user without a binding → 403 Status (resource)',
+    request: { path: '/api/v1/namespaces/default/pods', headers: { Authorization: 'Bearer conformance-bob-token' } },
+    expect: {
+      status: 403,
+      headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'audit-id': uuid },
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \\"bob\\" cannot list resource \\"pods\\" in API group \\"\\" in the namespace \\"default\\"","reason":"Forbidden","details":{"kind":"pods"},"code":403}\n',
+    },
+  },
+  {
+    name: 'RBAC: anonymous on a path outside public-info-viewer → 403 Status (non-resource)',
+    request: { path: '/does-not-exist' },
+    expect: {
+      status: 403,
+      headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' },
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/does-not-exist\\"","reason":"Forbidden","details":{},"code":403}\n',
     },
   },
   {

@@ -21,6 +21,8 @@ export const CONFORMANCE_FLAGS = [
   "'--cors-allowed-origins=^https://allowed\\.example\\.com$'",
   '--token-auth-file=/etc/kubernetes/conformance/tokens.csv',
   '--client-ca-file=/etc/kubernetes/conformance/client-ca.crt',
+  '--authorization-mode=RBAC',
+  '--authorization-rbac-manifests=/etc/kubernetes/conformance/rbac.yaml',
 ].join(' ');
 
 /** Bearer tokens of the token file. */
@@ -31,7 +33,83 @@ export const BOB_TOKEN = 'conformance-bob-token';
 export const ALLOWED_ORIGIN = 'https://allowed.example.com';
 
 /** Files the flags name. */
+/**
+ * RBAC for the conformance users (merged with the bootstrap policy): alice may list/watch pods in
+ * `default` and read every non-resource path; bob has nothing of his own; everyone may reach the
+ * test-only /conformance/* routes.
+ */
+export const CONFORMANCE_RBAC = `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: pod-reader
+  namespace: default
+rules:
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: alice-reads-pods
+  namespace: default
+subjects:
+- kind: User
+  name: alice
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: Role
+  name: pod-reader
+  apiGroup: rbac.authorization.k8s.io
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: conformance-nonresource
+rules:
+- nonResourceURLs: ["*"]
+  verbs: ["get", "post"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: alice-nonresource
+subjects:
+- kind: User
+  name: alice
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: ClusterRole
+  name: conformance-nonresource
+  apiGroup: rbac.authorization.k8s.io
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: conformance-routes
+rules:
+- nonResourceURLs: ["/conformance/*"]
+  verbs: ["get"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: conformance-routes
+subjects:
+- kind: Group
+  name: system:authenticated
+  apiGroup: rbac.authorization.k8s.io
+- kind: Group
+  name: system:unauthenticated
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: ClusterRole
+  name: conformance-routes
+  apiGroup: rbac.authorization.k8s.io
+`;
+
 export const CONFORMANCE_FILES: Record<string, string> = {
+  '/etc/kubernetes/conformance/rbac.yaml': CONFORMANCE_RBAC,
   '/etc/kubernetes/conformance/tokens.csv': `${ALICE_TOKEN},alice,uid-alice,"devs,readers"\n${BOB_TOKEN},bob,uid-bob\n`,
   '/etc/kubernetes/conformance/client-ca.crt': CLIENT_CA_PEM,
 };
