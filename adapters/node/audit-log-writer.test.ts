@@ -96,3 +96,19 @@ test('audit log file: ensureLogFile errors name the path', async () => {
   });
   await fsp.rm(dir, { recursive: true });
 });
+
+test('audit log file: --audit-log-maxage removes backups older than the limit (by the time in their name)', async () => {
+  const dir = await tmpdir();
+  const file = path.join(dir, 'audit.log');
+  await fsp.writeFile(path.join(dir, 'audit-2020-01-02T03-04-05.000.log'), 'old\n');
+  await fsp.writeFile(path.join(dir, 'audit-2020-01-02T03-04-06.000.log.gz'), 'old\n');
+  await fsp.writeFile(path.join(dir, 'other-2020-01-02T03-04-05.000.log'), 'not ours\n');
+  const w = new AuditLogFile(file, { maxSize: 1 / 1024, maxAge: 1, maxBackups: 0, compress: false });
+  for (let i = 0; i < 5; i++) await w.write('z'.repeat(299) + '\n');
+  await w.close();
+  const names = (await fsp.readdir(dir)).sort();
+  assert.ok(names.includes('other-2020-01-02T03-04-05.000.log'));
+  assert.ok(!names.some((n) => n.startsWith('audit-2020-')), names.join(' '));
+  assert.equal(names.filter((n) => /^audit-\d{4}.*\.log$/.test(n)).length, 1, names.join(' '));
+  await fsp.rm(dir, { recursive: true });
+});
