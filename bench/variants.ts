@@ -16,6 +16,7 @@ import { SecureServingOptions } from '../src/server/options/serving.ts';
 import { AuditMetrics, IgnoreErrorsBackend, LogBackend, fixedPolicyRuleEvaluator } from '../src/index.ts';
 import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
 import { AuthenticationOptions } from '../src/server/options/authentication.ts';
+import { AuthorizationOptions } from '../src/server/options/authorization.ts';
 import { FlagSet } from '../src/server/options/flags.ts';
 import { mintServiceAccountToken } from '../src/authentication/serviceaccount.ts';
 import { exportPKCS8, generateKeyPair } from 'jose';
@@ -158,6 +159,31 @@ async function authnConfig(certDir: string, args: string[], tokenCacheTTL?: numb
   return { authentication: c.authentication, routeInstallers: [] };
 }
 
+/** Authentication (token file) plus authorization through AuthorizationOptions (RBAC manifests). */
+async function authzConfig(certDir: string, authnArgs: string[], authzArgs: string[]): Promise<Partial<Config>> {
+  const authn = await authnConfig(certDir, authnArgs);
+  const o = new AuthorizationOptions();
+  const fs = new FlagSet('bench');
+  o.addFlags(fs);
+  fs.parse(authzArgs);
+  const c = newConfig({ logger: discardLogger, authentication: authn.authentication! });
+  c.routeInstallers = [];
+  await o.applyTo(c, { fileSystem: new NodeFileSystem(), logger: discardLogger });
+  return { authentication: c.authentication, authorization: c.authorization, routeInstallers: [] };
+}
+
+const benchRBAC = `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-reader, namespace: default}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get, list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: readers, namespace: default}
+subjects: [{kind: Group, apiGroup: rbac.authorization.k8s.io, name: readers}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
+`;
+
 function jwtFlags(certDir: string, variant: string) {
   return ['--service-account-issuer', benchIssuer, '--service-account-signing-key-file', join(certDir, `${variant}-sa.key`)];
 }
@@ -229,6 +255,20 @@ export const variants: Variant[] = [
     description: 'edge + authentication: RS256 service-account JWT (jose), kube-apiserver token cache (10s TTL)',
     prepare: prepareJWT('edge-authn-jwt'),
     start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'edge-authn-jwt'))),
+  },
+  {
+    name: 'edge-rbac',
+    description: 'edge + --token-auth-file user (not system:masters) + RBAC: bootstrap ClusterRoleBindings visited, then a RoleBinding in the namespace allows get pods',
+    prepare: async (certDir) => {
+      writeFileSync(join(certDir, 'bench-rbac-tokens.csv'), 'bench-reader-0123456789abcdef,reader,2,"readers"\n');
+      writeFileSync(join(certDir, 'bench-rbac.yaml'), benchRBAC);
+      return { authorization: 'Bearer bench-reader-0123456789abcdef' };
+    },
+    start: async (certDir) =>
+      edgeOnNodeListener(
+        certDir,
+        await authzConfig(certDir, ['--token-auth-file', join(certDir, 'bench-rbac-tokens.csv')], ['--authorization-mode=RBAC', '--authorization-rbac-manifests', join(certDir, 'bench-rbac.yaml')]),
+      ),
   },
   {
     name: 'edge-plain',

@@ -92,8 +92,16 @@ function describeSubject(s: Subject, bindingNamespace: string): string {
   return `${s.kind} ${JSON.stringify(s.name)}`;
 }
 
-/** clusterRoleBindingDescriber / roleBindingDescriber String(). */
+const described = new WeakMap<Subject, string>();
+
+/** clusterRoleBindingDescriber / roleBindingDescriber String(), memoised per (immutable) subject. */
 export function describeBinding(b: RoleBinding, subject: Subject): string {
+  let d = described.get(subject);
+  if (d === undefined) described.set(subject, (d = describeBindingUncached(b, subject)));
+  return d;
+}
+
+function describeBindingUncached(b: RoleBinding, subject: Subject): string {
   if (b.kind === 'ClusterRoleBinding') {
     return `ClusterRoleBinding ${JSON.stringify(b.metadata.name)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(subject, '')}`;
   }
