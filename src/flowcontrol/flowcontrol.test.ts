@@ -318,3 +318,37 @@ test('borrowing: fair allocation and the adaptive Retry-After', () => {
   now += 20_000;
   assert.equal(t.record(now), 3); // quiet: back down one step per drop
 });
+
+test('borrowing: a busy level borrows idle seats after the 10s adjustment; idle levels lend down to their lower bound', async () => {
+  let now = 5_000_000;
+  const fc = new FlowControl({ now: () => now }).start({ serverConcurrencyLimit: 600, requestTimeout: 60_000 });
+  const wl = fc.priorityLevels.get('workload-low')!;
+  const wh = fc.priorityLevels.get('workload-high')!;
+  assert.equal(wl.currentCL, 245 - 110);
+  const c = fc.classify({ user: sa, requestInfo: pods });
+  const stop = new AbortController();
+  const executing: (() => void)[] = [];
+  const waiting: Promise<unknown>[] = [];
+  // Keep workload-low saturated: all seats busy and requests queued, for 10s of (fake) time.
+  for (let i = 0; i < wl.currentCL + 100; i++) {
+    const p = fc.admit(c, 1, now + 60_000, false, stop.signal).then((a) => a.admitted && executing.push(a.finish));
+    waiting.push(p);
+  }
+  await Promise.resolve();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(wl.queueSet.requestsExecuting, 135);
+  assert.equal(wl.queueSet.requestsWaiting, 100);
+  now += 10_000;
+  fc.maybeAdjustBorrowing();
+  assert.ok(wl.currentCL > 135, `workload-low now has ${wl.currentCL} seats`);
+  assert.ok(wl.currentCL <= wl.maxCL);
+  // Idle workload-high lends: it keeps at least its lower bound (49) but less than its nominal 98;
+  // the spare seats are shared in proportion to the targets (fair fraction 602/469).
+  assert.ok(wh.currentCL >= wh.minCL && wh.currentCL < wh.nominalCL, `workload-high has ${wh.currentCL}`);
+  assert.equal(wl.currentCL, Math.round((235 * 602) / 469));
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(wl.queueSet.requestsWaiting, Math.max(0, 235 - wl.currentCL), 'the new seats dispatched waiting requests');
+  stop.abort();
+  for (const f of executing) f();
+  await Promise.all(waiting);
+});
