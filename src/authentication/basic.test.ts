@@ -40,6 +40,10 @@ test('BearerTokenAuthenticator: unknown token is an error, no header no opinion,
   h.append('authorization', 'Bearer tok');
   h.append('authorization', 'Bearer other');
   await assert.rejects(a.authenticateRequest(ctxFor([...h])), /invalid bearer token/);
+  // With the raw header lines (Node), Go's Header.Get semantics: the first line counts.
+  const raw = ['Authorization', 'Bearer tok', 'authorization', 'Bearer other'];
+  assert.equal((await a.authenticateRequest(ctxFor([...h], { rawHeaders: raw })))?.user.name, 'alice');
+  await assert.rejects(a.authenticateRequest(ctxFor([...h], { rawHeaders: ['Authorization', 'Bearer other', 'Authorization', 'Bearer tok'] })), /invalid bearer token/);
 });
 
 test('WebSocket protocol token', async () => {

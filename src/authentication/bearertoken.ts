@@ -4,6 +4,7 @@
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator, type TokenAuthenticator } from './authenticator.ts';
 import { addWarning } from '../filters/warning.ts';
+import { headerValues } from './headers.ts';
 
 export const invalidTokenError = 'invalid bearer token';
 export const extraSpaceWarning = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
@@ -44,7 +45,9 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
     this.warn = warn;
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
-    const header = ctx.request.headers.get('authorization');
+    // Go's Header.Get: the first Authorization line. Without raw headers the runtime joins
+    // repeated lines ("a, b"), which never parses as a valid token: 401, fail closed.
+    const header = ctx.transport.rawHeaders ? (headerValues(ctx, 'authorization')[0] ?? null) : ctx.request.headers.get('authorization');
     const token = parseBearerToken(header);
     if (token === undefined) return null;
     if (token === '') {
