@@ -133,7 +133,23 @@ export { JWTAuthenticator, allowedSigningAlgorithms, type JWTAuthenticatorConfig
 export { parseAuthenticationConfiguration, type AuthenticationConfiguration } from './authentication/authentication-config.ts';
 export { WebhookTokenAuthenticator } from './authentication/webhook.ts';
 export { AuthenticationOptions } from './server/options/authentication.ts';
-export type { Authorizer, Attributes, Decision, AuthorizationResult } from './authorization/authorizer.ts';
+export type { Authorizer, Attributes, Decision, AuthorizationResult, RuleResolver, RulesResult } from './authorization/authorizer.ts';
+/** Authorizers (union, AlwaysAllow/Deny, system:masters, RBAC from manifests, webhook) and the filters. */
+export { attributes } from './authorization/authorizer.ts';
+export { UnionAuthorizer, UnionRuleResolver } from './authorization/union.ts';
+export { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupAuthorizer } from './authorization/builtin.ts';
+export { RBACAuthorizer, ruleAllows } from './authorization/rbac/authorizer.ts';
+export { parseManifests, ManifestError, type RBACObject, type PolicyRule as RBACPolicyRule } from './authorization/rbac/policy.ts';
+export { bootstrapPolicy } from './authorization/rbac/bootstrap.ts';
+export { ManifestLoader, readManifests } from './authorization/rbac/loader.ts';
+export { WebhookAuthorizer, parseWebhookKubeconfig, type WebhookAuthorizerOptions } from './authorization/webhook.ts';
+export { forbidden, forbiddenStatus } from './authorization/forbidden.ts';
+export { withAuthorization } from './filters/authorization.ts';
+export { withImpersonation } from './filters/impersonation.ts';
+export { AuthorizationOptions } from './server/options/authorization.ts';
+/** Discovery and the built-in review APIs. */
+export { installAPIGroup, installDiscovery, type APIGroupInfo, type APIResource } from './server/routes/discovery.ts';
+export { installReviewAPIs } from './apis/install.ts';
 export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
 export { parseGoDuration, formatGoDuration } from './util/duration.ts';
 /** Auditing (k8s-filters.md §14): policy, events, backends, and what handlers call to enrich events. */
