@@ -86,15 +86,17 @@ export function withAudit(next: Handler, c: CompletedConfig): Handler {
       return new Response(onStreamEnd(response.body, (err) => completeLater(ctx, ac, d, stage, err)), response);
     }
 
-    await captureResponseObject(ctx, ac, response, d);
+    if (response.status >= 300 || ac.event.level === 'RequestResponse') await captureResponseObject(ctx, ac, response, d);
     setEventResponseStatusCode(ac, response.status);
     if (requestCapture) {
       await requestCapture;
       dropUnhandledRequestObject(ac, response.status);
     }
     writeLatencyToAnnotation(ctx);
-    await stage(ac, 'ResponseComplete');
-    await receivedStored;
+    // Only a blocking backend returns a Promise; skip the extra turn otherwise.
+    const completed = processEventStage(ac, 'ResponseComplete');
+    if (typeof completed !== 'boolean') await completed;
+    if (receivedStored) await receivedStored;
     flushOnEdge(ctx, d.backend);
     return response;
   };
