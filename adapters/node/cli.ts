@@ -14,6 +14,7 @@ import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeFileSystem } from './fs.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
+import { nodeAuditWebhookFetch } from './audit-webhook-fetch.ts';
 
 export const command = 'edge-apiserver';
 
@@ -92,6 +93,8 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
       logger,
       servesTLS: true,
       hostIP: defaultHostIP(),
+      // TLS-capable fetch for kubeconfig/CA-based clients (audit and token webhooks, OIDC issuers' certificateAuthority).
+      auditWebhookFetch: nodeAuditWebhookFetch,
       configure: async (c) => {
         registerNodeProcessMetrics(c.metrics);
         await opts.configure?.(c);
