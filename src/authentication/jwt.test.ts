@@ -63,6 +63,8 @@ test('OIDC: bad tokens are errors (401), other issuers no opinion', async () => 
   await a.authenticateToken(await sign({})); // warm
   assert.equal(await a.authenticateToken(await new SignJWT({ iss: 'https://elsewhere', aud: 'kubernetes' }).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey)), null);
   assert.equal(await a.authenticateToken('abc.def.ghi'), null); // payload is not JSON: no issuer
+  // Oversized tokens are not parsed at all (→ "invalid bearer token" upstream of here).
+  assert.equal(await a.authenticateToken(await sign({ pad: 'x'.repeat(300_000) })), null);
   await assert.rejects(a.authenticateToken(await sign({ aud: 'nope' })), { message: 'oidc: verify token: oidc: expected audience in ["kubernetes" "other"] got ["nope"]' });
   await assert.rejects(a.authenticateToken(await sign({}, { exp: Math.floor(Date.now() / 1000) - 120 })), /^Error: oidc: verify token: oidc: token is expired \(Token Expiry: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC\)$/);
   // Within the small clock skew: accepted.
