@@ -4,8 +4,8 @@
 // --audit-log-maxbackup and --audit-log-maxage and gzip with --audit-log-compress.
 // --audit-log-maxsize=0 appends to the file without rotation (os.OpenFile O_APPEND).
 //
-// Writes are queued and coalesced: one write per tick whatever the number of events, and each
-// caller's Promise settles when its lines are on disk (or rejects, e.g. disk full: ENOSPC).
+// Writes are batched: one write per turn of the event loop whatever the number of events, and
+// each caller's Promise settles when its lines are on disk (or rejects, e.g. disk full: ENOSPC).
 //
 //   buildServerFromFlags(argv, { fileSystem, openAuditLog: openAuditLogFile })
 
@@ -52,8 +52,10 @@ function parseBackupTime(s: string): number | undefined {
   return Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!);
 }
 
-interface Pending {
-  data: string;
+/** Lines waiting for one write; every caller of the batch shares its Promise. */
+interface Batch {
+  chunks: string[];
+  done: Promise<void>;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -63,8 +65,10 @@ export class AuditLogFile implements AuditWriter {
   private readonly opts: AuditLogFileOptions;
   private handle?: fsp.FileHandle;
   private size = 0;
-  private queue: Pending[] = [];
-  private writing?: Promise<void>;
+  /** The batch still taking lines (it is written once the previous write finished). */
+  private open?: Batch;
+  /** The last scheduled batch write; batches are written strictly in order. */
+  private tail: Promise<void> = Promise.resolve();
   private lastBackup = 0;
   private mill: Promise<void> = Promise.resolve();
   private closed = false;
@@ -97,28 +101,30 @@ export class AuditLogFile implements AuditWriter {
 
   write(data: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`write ${this.filename}: file already closed`));
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ data, resolve, reject });
-      // Start on the next turn of the event loop: the lines of every request handled in this
-      // turn go out in one write instead of one write (one thread-pool round trip) each.
-      this.writing ??= new Promise<void>((r) => setImmediate(r)).then(() => this.drain());
-    });
+    let batch = this.open;
+    if (!batch) {
+      let resolve!: () => void;
+      let reject!: (err: Error) => void;
+      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      done.catch(() => {}); // callers see the error; an unobserved batch must not crash the process
+      batch = this.open = { chunks: [], done, resolve, reject };
+      const b = batch;
+      // Written after the previous batch and one turn of the event loop later: the lines of
+      // every request handled meanwhile go out in one write (one thread-pool round trip).
+      this.tail = this.tail.then(() => new Promise<void>((r) => setImmediate(r))).then(() => this.writeBatch(b));
+    }
+    batch.chunks.push(data);
+    return batch.done;
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue;
-      this.queue = [];
-      const buf = Buffer.from(batch.length === 1 ? batch[0]!.data : batch.map((p) => p.data).join(''));
-      try {
-        await this.writeBuffer(buf);
-        for (const p of batch) p.resolve();
-      } catch (err) {
-        const e = err instanceof Error ? err : new Error(String(err));
-        for (const p of batch) p.reject(e);
-      }
+  private async writeBatch(b: Batch): Promise<void> {
+    if (this.open === b) this.open = undefined;
+    try {
+      await this.writeBuffer(Buffer.from(b.chunks.length === 1 ? b.chunks[0]! : b.chunks.join('')));
+      b.resolve();
+    } catch (err) {
+      b.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    this.writing = undefined;
   }
 
   private async openExistingOrNew(writeLen: number): Promise<void> {
@@ -231,7 +237,7 @@ export class AuditLogFile implements AuditWriter {
   /** Waits for queued writes and background pruning, then closes the file. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.writing;
+    await this.tail;
     await this.mill;
     await this.handle?.close().catch(() => {});
     this.handle = undefined;
