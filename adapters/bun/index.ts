@@ -10,7 +10,8 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { buildEdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
+import { buildEdgeServer, edgeFileSystem, listenSettings, namesServingCert, type EdgeSettings } from '../../src/server/edge.ts';
+import { splitArgs } from '../../src/server/options/args.ts';
 import type { BuiltServer } from '../../src/server/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
@@ -150,7 +151,9 @@ export class BunServingListener implements ServingListener {
 
 /** Builds the server (rejecting on bad flags), then runs it on Bun.serve until `signal` aborts. */
 export async function serve(settings: BunServeSettings = {}): Promise<BunServing> {
-  const withFs = { ...settings, fileSystem: settings.fileSystem ?? bunFileSystem };
+  // With certificates this process terminates TLS, as the Node CLI does: same secure defaults.
+  const servesTLS = settings.servesTLS ?? (Boolean(settings.cert && settings.key) || namesServingCert(splitArgs(settings.flags)));
+  const withFs = { ...settings, servesTLS, fileSystem: settings.fileSystem ?? bunFileSystem };
   const built = await buildEdgeServer(withFs);
   const listen = await listenSettings(built, edgeFileSystem(withFs));
   const listener = new BunServingListener({

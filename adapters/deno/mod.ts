@@ -10,7 +10,8 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { buildEdgeServer, edgeFileSystem, listenSettings, type EdgeSettings } from '../../src/server/edge.ts';
+import { buildEdgeServer, edgeFileSystem, listenSettings, namesServingCert, type EdgeSettings } from '../../src/server/edge.ts';
+import { splitArgs } from '../../src/server/options/args.ts';
 import type { BuiltServer } from '../../src/server/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
@@ -155,7 +156,9 @@ interface DenoListenOptions {
 
 /** Builds the server (rejecting on bad flags), then runs it on Deno.serve until `signal` aborts. */
 export async function serve(options: DenoServeOptions = {}): Promise<DenoServing> {
-  const settings = { ...options, fileSystem: options.fileSystem ?? denoFileSystem };
+  // With certificates this process terminates TLS, as the Node CLI does: same secure defaults.
+  const servesTLS = options.servesTLS ?? (Boolean(options.cert && options.key) || namesServingCert(splitArgs(options.flags)));
+  const settings = { ...options, servesTLS, fileSystem: options.fileSystem ?? denoFileSystem };
   const built = await buildEdgeServer(settings);
   const listen = await listenSettings(built, edgeFileSystem(settings));
   const listener = new DenoServingListener({

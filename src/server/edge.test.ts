@@ -34,6 +34,14 @@ test('LayeredFileSystem: memory first, then the fallback', async () => {
   assert.equal(new TextDecoder().decode(await fs.readFile('/etc/k/b')), 'disk b');
   assert.deepEqual(await fs.readDir('/etc/k'), ['a', 'b']);
   await assert.rejects(new LayeredFileSystem({}).readFile('/nope'), /open \/nope: no such file or directory/);
+  // Read-only without a writable fallback; writes pass through to one.
+  assert.equal(new LayeredFileSystem({}).writeFile, undefined);
+  const written: string[] = [];
+  const rw = new LayeredFileSystem({}, { readFile: async () => new Uint8Array(), writeFile: async (p) => void written.push(p), mkdirAll: async () => {} });
+  await rw.writeFile!('/certs/x', new Uint8Array(), 0o600);
+  assert.deepEqual(written, ['/certs/x']);
+  assert.equal(typeof rw.mkdirAll, 'function');
+  assert.equal(rw.remove, undefined);
 });
 
 test('EdgeServer: built once, unknown paths are 404 (MuxAndDiscoveryComplete fired), stop', async () => {

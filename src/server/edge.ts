@@ -25,6 +25,11 @@ export interface EdgeSettings {
   logger?: Logger;
   /** Server name (default "kube-apiserver"). */
   name?: string;
+  /**
+   * This process terminates TLS itself (Deno, Bun with certificates): the serving options load the
+   * certificates and the secure defaults of the Node CLI apply (e.g. RBAC authorization).
+   */
+  servesTLS?: boolean;
 }
 
 /** Env var / binding names read by settingsFromEnv. */
@@ -114,6 +119,19 @@ export class LayeredFileSystem implements FileSystem {
     if (this.paths.has(path) || !this.fallback?.watch) return () => {};
     return this.fallback.watch(path, onChange);
   }
+  /** Writes go to the fallback (Deno, Bun: generated certificates, the admin kubeconfig). */
+  get writeFile(): FileSystem['writeFile'] {
+    const fb = this.fallback;
+    return fb?.writeFile ? (path, data, mode) => fb.writeFile!(path, data, mode) : undefined;
+  }
+  get mkdirAll(): FileSystem['mkdirAll'] {
+    const fb = this.fallback;
+    return fb?.mkdirAll ? (path, mode) => fb.mkdirAll!(path, mode) : undefined;
+  }
+  get remove(): FileSystem['remove'] {
+    const fb = this.fallback;
+    return fb?.remove ? (path) => fb.remove!(path) : undefined;
+  }
 }
 
 /** The file system the options read: `files` over the platform's own, if any. */
@@ -128,7 +146,13 @@ export function buildEdgeServer(settings: EdgeSettings): Promise<BuiltServer> {
     logger: settings.logger,
     configure: settings.configure,
     name: settings.name,
+    servesTLS: settings.servesTLS,
   });
+}
+
+/** Whether argv names a serving certificate (`--tls-cert-file`): the process will terminate TLS. */
+export function namesServingCert(args: readonly string[]): boolean {
+  return args.some((a) => a === '--tls-cert-file' || (a.startsWith('--tls-cert-file=') && a.length > '--tls-cert-file='.length));
 }
 
 /** Where a runtime with its own listener (Deno, Bun) serves: from the kube-apiserver flags. */
@@ -154,6 +178,8 @@ export async function listenSettings(built: BuiltServer, fileSystem: FileSystem)
   };
   const ss = built.config.secureServing;
   const out: ListenSettings = { port: ss?.bindPort ?? 6443, hostname: ss?.bindAddress || '0.0.0.0' };
+  const loaded = ss?.cert?.currentCertKeyContent();
+  if (loaded) return { ...out, cert: loaded.cert, key: loaded.key };
   const certFile = flag('tls-cert-file');
   const keyFile = flag('tls-private-key-file');
   if (certFile && keyFile) {
