@@ -42,6 +42,21 @@ interface Result {
   p50: number; // ms
   p99: number; // ms
   errors: number;
+  /** Server CPU time (user + system) per request, µs: what a request costs, whoever else runs. */
+  cpuUs: number;
+}
+
+// Server CPU from /proc (Linux); NaN elsewhere. Throughput on a shared machine swings with the
+// neighbours; CPU time per request barely does, so the report gives both.
+const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / clockTicks; // utime, stime
+  } catch {
+    return NaN;
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'edge-bench-'));
@@ -92,11 +107,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function runH2load(port: number, extra: string[] = []): Result {
+function runH2load(port: number, extra: string[] = [], pid?: number): Result {
   const log = join(dir, 'h2load.log');
   rmSync(log, { force: true });
-  const r = spawnSync('h2load', ['-D', String(duration), '--warm-up-time=1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  const target = `https://127.0.0.1:${port}${benchPath}`;
+  // Warm-up, then the measured run (separate, so the CPU window holds only counted requests).
+  spawnSync('h2load', ['-D', '1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', ...extra, target]);
+  const cpu0 = cpuSeconds(pid);
+  const r = spawnSync('h2load', ['-D', String(duration), '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, ...extra, target], { encoding: 'utf8' });
+  const cpu = cpuSeconds(pid) - cpu0;
   const out = r.stdout + r.stderr;
+  const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(out)?.[1] ?? NaN);
   const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out)?.[1] ?? NaN);
   const failed = Number(/requests: .*?(\d+) failed/.exec(out)?.[1] ?? 0);
   const non2xx = Number(/status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
@@ -105,7 +126,7 @@ function runH2load(port: number, extra: string[] = []): Result {
     .filter(Boolean)
     .map((l) => Number(l.split('\t')[2]) / 1000)
     .sort((a, b) => a - b);
-  return { rps, p50: percentile(lat, 50), p99: percentile(lat, 99), errors: failed + non2xx };
+  return { rps, p50: percentile(lat, 50), p99: percentile(lat, 99), errors: failed + non2xx, cpuUs: (cpu / done) * 1e6 };
 }
 
 function wrkMillis(s: string | undefined): number {
@@ -115,11 +136,14 @@ function wrkMillis(s: string | undefined): number {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
-function runWrk(port: number, extra: string[] = []): Result {
+function runWrk(port: number, extra: string[] = [], pid?: number): Result {
   // Warm-up, then the measured run.
   spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...extra, `https://127.0.0.1:${port}${benchPath}`]);
+  const cpu0 = cpuSeconds(pid);
   const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  const cpu = cpuSeconds(pid) - cpu0;
   const out = r.stdout + r.stderr;
+  const done = Number(/(\d+) requests in /.exec(out)?.[1] ?? NaN);
   const errs = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   const sockErr = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
@@ -127,6 +151,7 @@ function runWrk(port: number, extra: string[] = []): Result {
     p50: wrkMillis(/\n\s+50%\s+(\S+)/.exec(out)?.[1]),
     p99: wrkMillis(/\n\s+99%\s+(\S+)/.exec(out)?.[1]),
     errors: Number(errs?.[1] ?? 0) + (sockErr ? sockErr.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+    cpuUs: (cpu / done) * 1e6,
   };
 }
 
@@ -157,12 +182,12 @@ for (let round = 1; round <= rounds; round++) {
   for (const v of selected) {
     const { child, port } = await startServer(v.name);
     try {
-      const none: Result = { rps: NaN, p50: NaN, p99: NaN, errors: 0 };
-      const h2 = protocols.includes('h2') ? runH2load(port, headerArgs(v.name)) : none;
-      const h1 = protocols.includes('h1') ? runWrk(port, headerArgs(v.name)) : none;
+      const none: Result = { rps: NaN, p50: NaN, p99: NaN, errors: 0, cpuUs: NaN };
+      const h2 = protocols.includes('h2') ? runH2load(port, headerArgs(v.name), child.pid) : none;
+      const h1 = protocols.includes('h1') ? runWrk(port, headerArgs(v.name), child.pid) : none;
       results.get(v.name)!.h2.push(h2);
       results.get(v.name)!.h1.push(h1);
-      console.log(`round ${round} ${v.name.padEnd(11)} h2 ${h2.rps.toFixed(0).padStart(7)} req/s   http/1.1 ${h1.rps.toFixed(0).padStart(7)} req/s   load ${loadavg()[0]!.toFixed(1)}${h2.errors + h1.errors ? `   (errors: ${h2.errors + h1.errors})` : ''}`);
+      console.log(`round ${round} ${v.name.padEnd(11)} h2 ${h2.rps.toFixed(0).padStart(7)} req/s   http/1.1 ${h1.rps.toFixed(0).padStart(7)} req/s   cpu/req ${h2.cpuUs.toFixed(0)}/${h1.cpuUs.toFixed(0)} µs   load ${loadavg()[0]!.toFixed(1)}${h2.errors + h1.errors ? `   (errors: ${h2.errors + h1.errors})` : ''}`);
     } finally {
       await stopServer(child);
     }
@@ -179,17 +204,22 @@ const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 // b/a per round compares runs made minutes apart under the same conditions; the median of those
 // ratios is what the report states (less sensitive to a noisy neighbour than a ratio of medians).
-console.log('\nmedian of rounds          req/s     p50 ms   p99 ms   best req/s   b/a (median of per-round ratios)');
+console.log('\nmedian of rounds          req/s     p50 ms   p99 ms   best req/s   b/a req/s   CPU µs/req   a/b CPU');
 for (const proto of (['h2', 'h1'] as const).filter((p) => protocols.includes(p))) {
   const baseRuns = results.get(base.name)![proto];
+  const baseCpu = mid(baseRuns.map((x) => x.cpuUs));
   for (const v of selected) {
     const runs = results.get(v.name)![proto];
     const r = median(runs);
     const best = Math.max(...runs.map((x) => x.rps));
     const ratio = mid(runs.map((x, i) => x.rps / baseRuns[i]!.rps));
+    const cpu = mid(runs.map((x) => x.cpuUs));
     const label = `${proto === 'h2' ? 'HTTP/2  ' : 'HTTP/1.1'} ${v.name}`;
-    console.log(`${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}   ${best.toFixed(0).padStart(8)}     ${v === base ? '   -' : ratio.toFixed(2).padStart(5)}`);
+    const cmp = (x: number) => (v === base ? '    -' : x.toFixed(2).padStart(5));
+    console.log(`${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}   ${best.toFixed(0).padStart(8)}       ${cmp(ratio)}   ${cpu.toFixed(1).padStart(9)}     ${cmp(baseCpu / cpu)}`);
   }
 }
+console.log('b/a req/s: median of per-round ratios. a/b CPU: server CPU per request of the baseline over the variant\'s,');
+console.log('i.e. the throughput ratio a dedicated core would give (robust to other load on the machine).');
 console.log(`\nload average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (the machine is shared: compare ratios, not absolute numbers)`);
 console.log('target: b/a ≥ 0.75 on both protocols (b = edge)');
