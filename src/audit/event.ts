@@ -5,9 +5,13 @@
 import { goJSON, goQuote, statusObject } from '../endpoints/responsewriters/status.ts';
 import type { AuditEvent, EventUser, ObjectReference } from './types.ts';
 
-/** Microseconds since the epoch, now (MicroTime precision where the platform has it). */
+/**
+ * Microseconds since the epoch, now: the wall clock's millisecond (so a stage never precedes
+ * requestReceivedTimestamp, which is a Date.now()) plus the sub-millisecond digits of the
+ * monotonic clock where the platform has them (Workers coarsen timers: those digits are 0).
+ */
 export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+  return Date.now() * 1000 + (Math.floor(performance.now() * 1000) % 1000);
 }
 
 function pad(n: number, w = 2): string {
