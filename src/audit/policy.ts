@@ -176,7 +176,7 @@ export function loadPolicyFromBytes(text: string, logger?: Logger): Policy {
       apiVersion: () => {},
       kind: () => {},
       metadata: (x, p) =>
-        decodeFields(x, 'Policy', p, 'v1.ObjectMeta', { unknown: [] }, Object.fromEntries([...objectMetaFields].map((f) => [f, () => {}])), 'metadata.'),
+        decodeFields(x, 'Policy', p, 'v1.ObjectMeta', st, Object.fromEntries([...objectMetaFields].map((f) => [f, () => {}])), 'metadata.'),
       rules: (x, p) => {
         if (x === null) return;
         if (!Array.isArray(x)) typeError(x, 'Policy', p, '[]v1.PolicyRule');
