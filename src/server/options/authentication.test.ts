@@ -158,3 +158,35 @@ test('kube-apiserver flags end to end: token file, SA token, client cert, front 
   assert.equal(jwks.status, 200);
   assert.equal(JSON.parse(jwks.body).keys[0].alg, 'RS256');
 });
+
+test('--authentication-config is reloaded when the file changes; an invalid file keeps the old issuers', async () => {
+  const files = new Map<string, string>();
+  const watchers = new Map<string, () => void>();
+  const fileSystem = {
+    async readFile(path: string) {
+      const v = files.get(path);
+      if (v === undefined) throw new Error(`open ${path}: no such file or directory`);
+      return new TextEncoder().encode(v);
+    },
+    watch(path: string, onChange: () => void) {
+      watchers.set(path, onChange);
+      return () => watchers.delete(path);
+    },
+  };
+  const doc = (url: string) => `apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer: {url: "${url}", audiences: [k]}\n  claimMappings:\n    username: {claim: sub, prefix: ""}\n`;
+  files.set('/authn.yaml', doc('https://one.example'));
+  const o = parsed(['--authentication-config=/authn.yaml']);
+  const logs: string[] = [];
+  const logger = { enabled: () => true, info: (m: string) => logs.push(m), warning: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
+  await o.applyTo(newConfig(), { fileSystem, logger });
+  assert.deepEqual(o.jwtAuthenticators.map((a) => a.config.issuer.url), ['https://one.example']);
+  files.set('/authn.yaml', doc('https://two.example'));
+  watchers.get('/authn.yaml')!();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(o.jwtAuthenticators.map((a) => a.config.issuer.url), ['https://two.example']);
+  files.set('/authn.yaml', doc('http://insecure.example'));
+  watchers.get('/authn.yaml')!();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(o.jwtAuthenticators.map((a) => a.config.issuer.url), ['https://two.example']);
+  assert.match(logs.at(-1)!, /Failed to reload authentication configuration, keeping the previous one/);
+});

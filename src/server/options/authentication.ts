@@ -330,13 +330,38 @@ export class AuthenticationOptions implements OptionsGroup {
         }),
       );
     }
-    for (const jc of jwtConfigs) {
-      const ca = jc.issuer.certificateAuthority;
-      const fetchFn = ca ? tlsFetch({ caData: ca }) : undefined;
-      if (ca && !fetchFn) logger.warning(`No TLS-capable fetch on this platform: the certificateAuthority of issuer ${goQuote(jc.issuer.url)} is ignored and the platform trust store is used`);
-      const a = new JWTAuthenticator(jc, { algorithms: structured ? allowedSigningAlgorithms : this.oidcSigningAlgs.value, fetch: fetchFn });
-      this.jwtAuthenticators.push(a);
-      tokenAuthenticators.push(wrapAudienceAgnosticToken(apiAudiences, a));
+    const buildJWT = (configs: JWTAuthenticatorConfig[]): { list: JWTAuthenticator[]; auth: TokenAuthenticator } => {
+      const list: JWTAuthenticator[] = [];
+      for (const jc of configs) {
+        const ca = jc.issuer.certificateAuthority;
+        const fetchFn = ca ? tlsFetch({ caData: ca }) : undefined;
+        if (ca && !fetchFn) logger.warning(`No TLS-capable fetch on this platform: the certificateAuthority of issuer ${goQuote(jc.issuer.url)} is ignored and the platform trust store is used`);
+        list.push(new JWTAuthenticator(jc, { algorithms: structured ? allowedSigningAlgorithms : this.oidcSigningAlgs.value, fetch: fetchFn }));
+      }
+      const wrapped = list.map((a) => wrapAudienceAgnosticToken(apiAudiences, a));
+      return { list, auth: wrapped.length === 1 ? wrapped[0]! : new UnionTokenAuthenticator(wrapped) };
+    };
+    if (jwtConfigs.length || (structured && fs.watch)) {
+      // The JWT issuers sit behind a swappable holder: --authentication-config is reloaded when
+      // the file changes (upstream reloads it too); an invalid new file keeps the old issuers.
+      const built = buildJWT(jwtConfigs);
+      this.jwtAuthenticators = built.list;
+      const holder = { current: built.auth };
+      tokenAuthenticators.push({ authenticateToken: (token, auds) => holder.current.authenticateToken(token, auds) });
+      if (structured && fs.watch) {
+        const path = this.authenticationConfig.value;
+        fs.watch(path, () => {
+          read(path)
+            .then((text) => {
+              const next = parseAuthenticationConfiguration(text, issuers);
+              const rebuilt = buildJWT(next.jwt);
+              holder.current = rebuilt.auth;
+              this.jwtAuthenticators = rebuilt.list;
+              logger.info('Loaded new authentication configuration', { path, jwtIssuers: next.jwt.length });
+            })
+            .catch((err: Error) => logger.error('Failed to reload authentication configuration, keeping the previous one', { path, err }));
+        });
+      }
     }
 
     if (this.webhookConfigFile.value) {
