@@ -185,7 +185,10 @@ for (let i = 0; i < 3; i++) {
 console.log(`workerd serve (bundle, no wrangler): spawn → first response ${median(direct).toFixed(0)} ms`);
 }
 
-if (!parts.includes('rps')) process.exit(0);
+if (!parts.includes('rps')) {
+  for (const dir of Object.values(bundles)) rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 if (spawnSync('sh', ['-c', 'command -v wrk']).status !== 0) {
   console.log('wrk not found (apt-get install wrk): skipping req/s');
   process.exit(0);
@@ -209,3 +212,5 @@ for (const runtime of runtimes) {
   const chain = median(results.chain);
   console.log(`  ${runtime.padEnd(8)} bare Hono ${bare.toFixed(0).padStart(7)}   chain ${chain.toFixed(0).padStart(7)}   chain/bare ${(chain / bare).toFixed(2)}`);
 }
+
+for (const dir of Object.values(bundles)) rmSync(dir, { recursive: true, force: true });
