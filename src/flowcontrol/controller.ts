@@ -133,7 +133,7 @@ export class FlowControl {
   /** Objects we refused, with the reason (built-ins stay in force). */
   readonly rejected: RejectedObject[] = [];
   readonly now: () => number;
-  private readonly options: FlowControlOptions;
+  private options: FlowControlOptions;
   private started = false;
   private serverCL = 0;
   private nominalCLSum = 0;
@@ -157,6 +157,21 @@ export class FlowControl {
   /** The configuration in force (after defaulting, validation and rejection). */
   get configuration(): { flowSchemas: FlowSchema[]; priorityLevels: PriorityLevelConfiguration[] } {
     return { flowSchemas: [...this.fsConfigs.values()], priorityLevels: [...this.plConfigs.values()] };
+  }
+
+  /**
+   * Replaces our objects (a manifest reload), validated as at start. A level whose spec did not
+   * change keeps its queues; a changed or removed level's requests finish where they are.
+   * Returns the objects rejected this time.
+   */
+  reconfigure(objects: { flowSchemas?: FlowSchema[]; priorityLevels?: PriorityLevelConfiguration[] }): RejectedObject[] {
+    const before = this.rejected.length;
+    this.options = { ...this.options, flowSchemas: objects.flowSchemas ?? [], priorityLevels: objects.priorityLevels ?? [] };
+    this.plConfigs.clear();
+    this.fsConfigs.clear();
+    this.digestObjects();
+    if (this.started) this.digest();
+    return this.rejected.slice(before);
   }
 
   /** Digests the configuration and sizes every level; idempotent (the chain calls it when built). */
@@ -222,6 +237,9 @@ export class FlowControl {
       pl.spec.type === 'Exempt' ? (pl.spec.exempt?.nominalConcurrencyShares ?? 0) : (pl.spec.limited?.nominalConcurrencyShares ?? 30);
     const sumShares = [...pls.values()].reduce((s, pl) => s + shares(pl), 0) || 1;
     this.nominalCLSum = 0;
+    const previous = new Map(this.priorityLevels);
+    const previousFS = new Map(this.flowSchemas.map((f) => [f.name, f]));
+    this.priorityLevels.clear();
     for (const pl of pls.values()) {
       const exempt = pl.spec.type === 'Exempt';
       const nominalCL = Math.ceil((this.serverCL * shares(pl)) / sumShares);
@@ -239,9 +257,19 @@ export class FlowControl {
       const currentCL = exempt ? nominalCL : nominalCL - Math.floor(lendableCL / 2);
       const name = pl.metadata.name;
       const m = this.metrics;
+      const prev = previous.get(name);
+      if (prev && JSON.stringify(prev.config.spec) === JSON.stringify(pl.spec)) {
+        // Unchanged level (the total of shares may have moved): keep queues, resize.
+        Object.assign(prev, { nominalCL, lendableCL, minCL: nominalCL - lendableCL, maxCL, maxSeats });
+        prev.currentCL = Math.min(Math.max(prev.currentCL, prev.minCL), prev.maxCL);
+        if (!exempt) prev.queueSet.setConcurrencyLimit(prev.currentCL);
+        this.priorityLevels.set(name, prev);
+        this.publishLimits(prev);
+        continue;
+      }
       const state: PriorityLevelState = {
         name,
-        uid: pl.metadata.uid || randomUID(),
+        uid: pl.metadata.uid || prev?.uid || randomUID(),
         config: pl,
         exempt,
         nominalCL,
@@ -280,7 +308,12 @@ export class FlowControl {
     const states: FlowSchemaState[] = [];
     for (const fs of fss.values()) {
       const pl = this.priorityLevels.get(fs.spec.priorityLevelConfiguration.name)!;
-      states.push({ name: fs.metadata.name, uid: fs.metadata.uid || randomUID(), config: fs, priorityLevel: pl });
+      states.push({ name: fs.metadata.name, uid: fs.metadata.uid || previousFS.get(fs.metadata.name)?.uid || randomUID(), config: fs, priorityLevel: pl });
+    }
+    // Levels that are gone: drop their limit gauges.
+    for (const name of previous.keys()) {
+      if (this.priorityLevels.has(name) || !this.metrics) continue;
+      for (const g of [this.metrics.fcNominalLimitSeats, this.metrics.fcCurrentLimitSeats, this.metrics.fcLowerLimitSeats, this.metrics.fcUpperLimitSeats]) g.delete([name]);
     }
     states.sort((a, b) => a.config.spec.matchingPrecedence - b.config.spec.matchingPrecedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.flowSchemas = states;

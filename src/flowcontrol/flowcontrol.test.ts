@@ -352,3 +352,70 @@ test('borrowing: a busy level borrows idle seats after the 10s adjustment; idle 
   for (const f of executing) f();
   await Promise.all(waiting);
 });
+
+test('reconfigure (manifest reload): changed levels get new queues, unchanged ones keep theirs, UIDs stay', async () => {
+  const { watchFlowControlManifests } = await import('./manifests.ts');
+  const plYaml = (shares: number) => `apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: team}
+spec: {type: Limited, limited: {nominalConcurrencyShares: ${shares}, limitResponse: {type: Reject}}}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: team}
+spec:
+  matchingPrecedence: 50
+  priorityLevelConfiguration: {name: team}
+  rules:
+  - subjects: [{kind: User, user: {name: alice}}]
+    resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"]}]
+`;
+  const files = new Map<string, string>([['/fc/team.yaml', plYaml(10)]]);
+  const watchers = new Map<string, () => void>();
+  const fs = {
+    readFile: async (p: string) => new TextEncoder().encode(files.get(p) ?? ''),
+    readDir: async (p: string) => (p === '/fc' ? [...files.keys()].map((k) => k.slice(4)) : undefined),
+    watch: (p: string, cb: () => void) => {
+      watchers.set(p, cb);
+      return () => watchers.delete(p);
+    },
+  };
+  const m = parseFlowControlManifests(files.get('/fc/team.yaml')!, 'team.yaml');
+  const fc = new FlowControl(m).start({ serverConcurrencyLimit: 600, requestTimeout: 60_000 });
+  const before = fc.classify({ user: alice, requestInfo: pods });
+  assert.equal(before.priorityLevel.name, 'team');
+  const wlBefore = fc.priorityLevels.get('workload-low')!;
+  const running = (await fc.admit(before, 1, Date.now() + 1000, false)) as Admission;
+  assert.equal(running.admitted, true);
+  const logs: string[] = [];
+  const logger = { info: (msg: string) => logs.push(msg), error: (msg: string, kv?: Record<string, unknown>) => logs.push(`${msg}: ${String(kv?.reason ?? '')}`) };
+  const stop = await watchFlowControlManifests(fs, ['/fc'], fc, logger, 5);
+  assert.deepEqual([...watchers.keys()], ['/fc/team.yaml']);
+
+  // A broken file keeps the configuration in force.
+  files.set('/fc/team.yaml', 'a: [');
+  watchers.get('/fc/team.yaml')!();
+  await new Promise((r) => setTimeout(r, 30));
+  assert.match(logs.join('\n'), /Rejected flow-control manifests, keeping the configuration in force: \/fc\/team\.yaml:\d+:/);
+  assert.equal(fc.classify({ user: alice, requestInfo: pods }).priorityLevel, before.priorityLevel);
+
+  // A changed level: new queue set, same UIDs; other levels untouched; the running request finishes.
+  files.set('/fc/team.yaml', plYaml(50));
+  watchers.get('/fc/team.yaml')!();
+  await new Promise((r) => setTimeout(r, 30));
+  const after = fc.classify({ user: alice, requestInfo: pods });
+  assert.notEqual(after.priorityLevel, before.priorityLevel);
+  assert.equal(after.priorityLevel.uid, before.priorityLevel.uid);
+  assert.equal(after.flowSchema.uid, before.flowSchema.uid);
+  assert.ok(after.priorityLevel.nominalCL > before.priorityLevel.nominalCL);
+  assert.equal(fc.priorityLevels.get('workload-low'), wlBefore);
+  if (running.admitted) running.finish();
+  assert.equal(before.priorityLevel.queueSet.requestsExecuting, 0);
+
+  // Removing the objects: alice falls back to global-default.
+  fc.reconfigure({});
+  assert.equal(fc.classify({ user: alice, requestInfo: pods }).priorityLevel.name, 'global-default');
+  assert.equal(fc.priorityLevels.has('team'), false);
+  stop();
+  assert.equal(watchers.size, 0);
+});

@@ -78,3 +78,55 @@ export async function readFlowControlManifests(fs: FileSystem, paths: readonly s
   }
   return out;
 }
+
+/** What reloading needs to report through (a Logger, structurally). */
+interface ReloadLogger {
+  info(message: string, kv?: Record<string, unknown>, level?: number): void;
+  error(message: string, kv?: Record<string, unknown>): void;
+}
+
+/**
+ * Watches the manifests and reconfigures `fc` when they change (debounced). A file that cannot
+ * be read or parsed keeps the configuration in force; objects with errors are rejected one by
+ * one, as at start. Returns a function that stops watching.
+ */
+export async function watchFlowControlManifests(
+  fs: FileSystem,
+  paths: readonly string[],
+  fc: { reconfigure(o: { flowSchemas: FlowSchema[]; priorityLevels: PriorityLevelConfiguration[] }): RejectedObject[] },
+  logger: ReloadLogger,
+  debounceMs = 200,
+): Promise<() => void> {
+  if (!fs.watch) return () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let loading: Promise<void> = Promise.resolve();
+  const reload = async () => {
+    const m = await readFlowControlManifests(fs, paths);
+    const fileErrors = m.rejected.filter((r) => r.kind === '');
+    if (fileErrors.length) {
+      for (const r of fileErrors) logger.error('Rejected flow-control manifests, keeping the configuration in force', { reason: r.reason });
+      return;
+    }
+    for (const r of m.rejected) logger.error('Rejected flow-control object', { reason: r.reason });
+    fc.reconfigure({ flowSchemas: m.flowSchemas, priorityLevels: m.priorityLevels });
+    logger.info('Reloaded flow-control manifests', { paths: paths.join(',') }, 2);
+  };
+  const onChange = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      loading = loading.then(reload).catch((err: unknown) => logger.error('Reloading flow-control manifests failed', { err: String(err) }));
+    }, debounceMs);
+  };
+  const files: string[] = [];
+  for (const p of paths) {
+    const entries = fs.readDir ? await fs.readDir(p).catch(() => undefined) : undefined;
+    if (entries) for (const n of entries.filter((x) => manifestExt.test(x))) files.push(`${p.replace(/\/+$/, '')}/${n}`);
+    else files.push(p);
+  }
+  const stops = files.map((f) => fs.watch!(f, onChange));
+  return () => {
+    for (const s of stops) s();
+    if (timer) clearTimeout(timer);
+  };
+}

@@ -96,12 +96,14 @@ test('FeatureOptions: flags, defaults, help section, APF config from manifests',
   ]);
   assert.ok(lines.some((l) => l.includes('Rejected flow-control object') && l.includes('must not be greater than 10000')), lines.join('\n'));
   assert.equal(config.flowControl.configuration.flowSchemas.length, 13);
+  assert.ok(config.postStartHooks.has('priority-and-fairness-config-consumer'));
 
   const off = new ServerOptions([new FeatureOptions()]);
   off.parse(['--enable-priority-and-fairness=false']);
   const c2 = newConfig();
   await off.applyTo(c2, { fileSystem, logger });
   assert.equal(c2.flowControl, undefined);
+  assert.equal(c2.postStartHooks.size, 0);
   assert.equal(c2.enableProfiling, true);
 });
 

@@ -1,13 +1,14 @@
 // FeatureOptions (k8s.io/apiserver/pkg/server/options/feature.go) as kube-apiserver shows them
 // under "Features flags": --profiling, --contention-profiling, --enable-priority-and-fairness,
 // plus ours: --flowcontrol-config-file (FlowSchema / PriorityLevelConfiguration manifests,
-// since there is no etcd to create them in). ApplyTo builds config.flowControl when APF is on.
+// since there is no etcd to create them in; reloaded when they change). ApplyTo builds
+// config.flowControl when APF is on.
 
 import type { Config } from '../config.ts';
 import type { Flag, FlagSet } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
 import { FlowControl } from '../../flowcontrol/controller.ts';
-import { readFlowControlManifests } from '../../flowcontrol/manifests.ts';
+import { readFlowControlManifests, watchFlowControlManifests } from '../../flowcontrol/manifests.ts';
 
 export class FeatureOptions implements OptionsGroup {
   profiling!: Flag<boolean>;
@@ -63,5 +64,16 @@ export class FeatureOptions implements OptionsGroup {
     });
     fc.rejected.push(...manifests.rejected);
     config.flowControl = fc;
+    // Upstream's `priority-and-fairness-config-consumer` hook runs the config controller; ours
+    // watches the manifests and reloads them. Only registered when there are manifests, so a
+    // server that is never Run (fetch only) keeps green health checks; upstream's
+    // `priority-and-fairness-filter` hook (watermarks) has no counterpart: they are kept lazily.
+    const paths = this.flowControlConfigFiles.value;
+    if (paths.length) {
+      config.postStartHooks.set('priority-and-fairness-config-consumer', async (hookCtx) => {
+        const stop = await watchFlowControlManifests(ctx.fileSystem, paths, fc, ctx.logger);
+        hookCtx.signal.addEventListener('abort', stop, { once: true });
+      });
+    }
   }
 }
