@@ -289,3 +289,26 @@ test('--as impersonation with and without rights', { skip }, async () => {
   r = await run(admin, '--as=alice', '--as-group=devs', 'auth', 'can-i', 'get', 'pods');
   assert.equal(r.stdout.trim(), 'yes');
 });
+
+test('RBAC manifests reload on change; a broken edit keeps the last good policy', { skip }, async () => {
+  const bob = kubeconfig(b, 'bob-reload', 'bob-token');
+  const file = join(dir, 'rbac.yaml');
+  const good = readFileSync(file, 'utf8');
+  const waitFor = async (want: string) => {
+    let last = '';
+    for (let i = 0; i < 60; i++) {
+      last = (await run(bob, 'auth', 'can-i', 'get', 'pods')).stdout.trim();
+      if (last === want) return last;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return last;
+  };
+  writeFileSync(file, good.replace('name: devs}', 'name: devs}\n- {kind: User, apiGroup: rbac.authorization.k8s.io, name: bob}'));
+  assert.equal(await waitFor('yes'), 'yes');
+  writeFileSync(file, good + '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: broken}\nrules: [{verbs: []}]\n');
+  for (let i = 0; i < 60 && !b.stderr().includes('Rejected RBAC manifests'); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.match(b.stderr(), /Rejected RBAC manifests, keeping the last good policy" err=".*rbac\.yaml:\d+: Role \\"broken\\": rules\[0\]\.verbs: Required value/);
+  assert.equal(await waitFor('yes'), 'yes', 'bob keeps the access of the last good policy');
+  writeFileSync(file, good);
+  assert.equal(await waitFor('no'), 'no');
+});

@@ -256,3 +256,19 @@ test('loader: folders, reload on change, a bad edit keeps the last good policy',
   await assert.rejects(new ManifestLoader({ fileSystem: fs, paths: ['/nope.yaml'], authorizer: authz, logger: discardLogger }).load(), /open \/nope\.yaml/);
   loader.stop();
 });
+
+test('loader: polling picks up a new file in a folder where the file system cannot watch', async () => {
+  const files: Record<string, string> = { '/p/a.yaml': readerRole('get') };
+  const fs: FileSystem = {
+    readFile: async (p) => (files[p] === undefined ? Promise.reject(new Error(`open ${p}: no such file or directory`)) : new TextEncoder().encode(files[p])),
+    readDir: async (p) => Object.keys(files).filter((k) => k.startsWith(p + '/')).map((k) => k.slice(p.length + 1)),
+  };
+  const authz = new RBACAuthorizer();
+  const loader = new ManifestLoader({ fileSystem: fs, paths: ['/p'], authorizer: authz, logger: discardLogger, debounceMs: 1, pollMs: 10 });
+  await loader.load();
+  loader.watch();
+  files['/p/b.yaml'] = readerRole('delete').replace(/name: reader/g, 'name: deleter');
+  for (let i = 0; i < 200 && loader.generation < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  loader.stop();
+  assert.equal((await authz.authorize(res('delete', 'pods', { user: { name: 'dana' }, namespace: 'x' }))).decision, 'Allow');
+});
