@@ -86,7 +86,8 @@ export function withPriorityAndFairness(next: Handler, c: CompletedConfig): Hand
       (deadline === undefined ? fc.requestWaitLimit : Math.min(Math.max(0, deadline - ctx.receivedTimestamp) / 4, 60_000));
     const mutating = !nonMutatingVerbs.has(info.verb);
     const seats = fc.estimateSeats(digest, ctx.url, pl);
-    const admission = await fc.admit(cls, seats, waitDeadline, mutating, ctx.signal);
+    let admission = fc.admit(cls, seats, waitDeadline, mutating, ctx.signal);
+    if (admission instanceof Promise) admission = await admission;
     if (!admission.admitted) {
       const retryAfter = fc.recordDropped(pl);
       metrics.droppedRequests.inc([mutating ? 'mutating' : 'readOnly']);

@@ -7,6 +7,7 @@
 // Per server, never global. On edge runtimes it is per isolate (see README "Priority and fairness").
 
 import type { APIServerMetrics } from '../metrics/apiserver.ts';
+import type { CounterChild, GaugeChild, HistogramChild } from '../metrics/registry.ts';
 import {
   mandatoryFlowSchemaNames,
   mandatoryFlowSchemas,
@@ -60,6 +61,18 @@ export interface FlowSchemaState {
   readonly uid: string;
   readonly config: FlowSchema;
   readonly priorityLevel: PriorityLevelState;
+}
+
+/** The metric series of one flow schema (and its level), cached per registry generation. */
+interface FlowSeries {
+  generation: number;
+  dispatched: CounterChild;
+  executing: GaugeChild;
+  executingSeats: GaugeChild;
+  waitExecuted: HistogramChild;
+  waitRejected: HistogramChild;
+  execution: HistogramChild;
+  seats: HistogramChild;
 }
 
 /** A rejected flow-control object and why. */
@@ -144,6 +157,7 @@ export class FlowControl {
   private readonly counts = { executing: [0, 0], waiting: [0, 0] };
   private readonly marks = { executing: [0, 0], waiting: [0, 0] };
   private markSecond = 0;
+  private readonly series = new WeakMap<FlowSchemaState, FlowSeries>();
 
   private readonly plConfigs = new Map<string, PriorityLevelConfiguration>();
   private readonly fsConfigs = new Map<string, FlowSchema>();
@@ -379,28 +393,63 @@ export class FlowControl {
    * Admits the request into its level (queueing if needed). `waitDeadline` is the epoch-ms
    * wait limit; `mutating` picks the request_kind of the watermark metrics.
    */
-  async admit(c: Classification, seats: number, waitDeadline: number, mutating: boolean, signal?: AbortSignal): Promise<Admission> {
+  private flowSeries(m: APIServerMetrics, fs: FlowSchemaState): FlowSeries {
+    let f = this.series.get(fs);
+    if (!f || f.generation !== m.registry.generation) {
+      const l = [fs.priorityLevel.name, fs.name];
+      f = {
+        generation: m.registry.generation,
+        dispatched: m.fcDispatchedRequests.with(l),
+        executing: m.fcCurrentExecutingRequests.with(l),
+        executingSeats: m.fcCurrentExecutingSeats.with(l),
+        waitExecuted: m.fcRequestWaitDuration.with([...l, 'true']),
+        waitRejected: m.fcRequestWaitDuration.with([...l, 'false']),
+        execution: m.fcRequestExecution.with([...l, 'regular']),
+        seats: m.fcWorkEstimatedSeats.with(l),
+      };
+      this.series.set(fs, f);
+    }
+    return f;
+  }
+
+  /**
+   * Admits the request into its level (queueing if needed). `waitDeadline` is the epoch-ms
+   * wait limit; `mutating` picks the request_kind of the watermark metrics. Synchronous when
+   * the request is admitted or rejected at once.
+   */
+  admit(c: Classification, seats: number, waitDeadline: number, mutating: boolean, signal?: AbortSignal): Admission | Promise<Admission> {
     this.maybeAdjustBorrowing();
     const pl = c.priorityLevel;
-    const fsName = c.flowSchema.name;
     const m = this.metrics;
-    m?.fcWorkEstimatedSeats.observe([pl.name, fsName], seats);
-    const hand = this.hand(c);
+    const series = m ? this.flowSeries(m, c.flowSchema) : undefined;
+    series?.seats.observe(seats);
     const kind = mutating ? 1 : 0;
-    let a = pl.queueSet.startRequest(hand, seats, fsName, waitDeadline, signal);
+    const a = pl.queueSet.startRequest(this.hand(c), seats, c.flowSchema.name, waitDeadline, signal);
     if (a instanceof Promise) {
       this.noteCount('waiting', kind, 1);
-      a = await a;
-      this.noteCount('waiting', kind, -1);
+      return a.then((r) => {
+        this.noteCount('waiting', kind, -1);
+        return this.admitted(c, r, seats, kind);
+      });
     }
-    m?.fcRequestWaitDuration.observe([pl.name, fsName, String(a.admitted)], a.waitedMs / 1000);
+    return this.admitted(c, a, seats, kind);
+  }
+
+  private admitted(c: Classification, a: Admission, seats: number, kind: number): Admission {
+    const m = this.metrics;
+    // Re-fetched: a reset may have happened while the request waited.
+    const series = m ? this.flowSeries(m, c.flowSchema) : undefined;
     if (!a.admitted) {
-      m?.fcRejectedRequests.inc([pl.name, fsName, a.reason]);
+      series?.waitRejected.observe(a.waitedMs / 1000);
+      m?.fcRejectedRequests.inc([c.priorityLevel.name, c.flowSchema.name, a.reason]);
       return a;
     }
-    m?.fcDispatchedRequests.inc([pl.name, fsName]);
-    m?.fcCurrentExecutingRequests.inc([pl.name, fsName]);
-    m?.fcCurrentExecutingSeats.inc([pl.name, fsName], seats);
+    if (series) {
+      series.waitExecuted.observe(a.waitedMs / 1000);
+      series.dispatched.inc();
+      series.executing.inc();
+      series.executingSeats.inc(seats);
+    }
     this.noteCount('executing', kind, 1);
     const started = this.now();
     const inner = a.finish;
@@ -413,9 +462,11 @@ export class FlowControl {
         done = true;
         inner();
         this.noteCount('executing', kind, -1);
-        m?.fcCurrentExecutingRequests.dec([pl.name, fsName]);
-        m?.fcCurrentExecutingSeats.dec([pl.name, fsName], seats);
-        m?.fcRequestExecution.observe([pl.name, fsName, 'regular'], (this.now() - started) / 1000);
+        if (series) {
+          series.executing.dec();
+          series.executingSeats.dec(seats);
+          series.execution.observe((this.now() - started) / 1000);
+        }
       },
     };
   }

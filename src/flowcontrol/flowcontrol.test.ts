@@ -331,7 +331,7 @@ test('borrowing: a busy level borrows idle seats after the 10s adjustment; idle 
   const waiting: Promise<unknown>[] = [];
   // Keep workload-low saturated: all seats busy and requests queued, for 10s of (fake) time.
   for (let i = 0; i < wl.currentCL + 100; i++) {
-    const p = fc.admit(c, 1, now + 60_000, false, stop.signal).then((a) => a.admitted && executing.push(a.finish));
+    const p = Promise.resolve(fc.admit(c, 1, now + 60_000, false, stop.signal)).then((a) => a.admitted && executing.push(a.finish));
     waiting.push(p);
   }
   await Promise.resolve();

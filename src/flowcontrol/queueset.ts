@@ -144,6 +144,16 @@ export class QueueSet {
       this.cancelled++;
       return { admitted: false, reason: 'cancelled', waitedMs: 0 };
     }
+    if (this.requestsWaiting === 0 && this.canAccommodate(seats)) {
+      // Nothing waits anywhere: this request is the fair choice. Same bookkeeping as enqueue +
+      // dispatch, without scanning every queue.
+      if (queue.waiting.length === queue.head && queue.executing === 0) queue.nextDispatchR = this.currentR;
+      queue.nextDispatchR += seats * estimatedServiceDuration;
+      this.robinIndex = queue.index;
+      this.observer.onEnqueue?.(fsName, 1, seats);
+      this.observer.onDequeue?.(fsName, seats);
+      return this.admitNow(queue, seats, 0);
+    }
     const now = this.now();
     let immediate: Admission | undefined;
     const req: WaitingRequest = { seats, fsName, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve: (a) => (immediate = a) };

@@ -344,8 +344,12 @@ export class Registry {
     return this.collectors.get(name);
   }
 
+  /** Increments on every reset (callers caching series re-fetch them). */
+  generation = 0;
+
   /** legacyregistry.Reset(): clears every resettable metric. */
   reset(): void {
+    this.generation++;
     for (const c of this.collectors.values()) c.reset();
   }
 
