@@ -10,25 +10,16 @@
 //   import { createHandler } from 'edge-apiserver/lambda';
 //   export const handler = createHandler({ flags: '--authorization-mode=RBAC', files: {...} });
 
-import { readFile, readdir } from 'node:fs/promises';
 import { Hono } from 'hono';
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { pemCertificatesToDER, takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
 import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/server/edge.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
+import { NodeFileSystem } from '../node/fs.ts';
 
-/** The deployment package's files (Lambda runs Node). */
-export const lambdaFileSystem: FileSystem = {
-  readFile: async (path) => new Uint8Array(await readFile(path)),
-  readDir: async (path) => {
-    try {
-      return (await readdir(path, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
-    } catch {
-      return undefined;
-    }
-  },
-};
+/** The deployment package's files, read as the Node adapter reads them (Lambda runs Node). */
+export const lambdaFileSystem: FileSystem = new NodeFileSystem();
 
 interface ClientCertContext {
   clientCertPem?: string;
