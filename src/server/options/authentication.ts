@@ -17,7 +17,7 @@ import { readTextFile } from './filesystem.ts';
 import { goQuote } from '../../endpoints/responsewriters/status.ts';
 import type { RequestAuthenticator, TokenAuthenticator } from '../../authentication/authenticator.ts';
 import { AnonymousAuthenticator } from '../../authentication/anonymous.ts';
-import { wrapAudienceAgnosticToken } from '../../authentication/audiences.ts';
+import { wrapAudienceAgnosticRequest, wrapAudienceAgnosticToken } from '../../authentication/audiences.ts';
 import { BearerTokenAuthenticator, WebSocketProtocolAuthenticator } from '../../authentication/bearertoken.ts';
 import { CachedTokenAuthenticator } from '../../authentication/cache.ts';
 import { newTokenFileAuthenticator } from '../../authentication/tokenfile.ts';
@@ -257,7 +257,7 @@ export class AuthenticationOptions implements OptionsGroup {
       };
       config.authentication.requestHeaderClientCA = pem;
       config.authentication.requestHeaderConfig = rh;
-      requestAuthenticators.push(newSecureRequestHeaderAuthenticator(() => pool.current, rh));
+      requestAuthenticators.push(wrapAudienceAgnosticRequest(apiAudiences, newSecureRequestHeaderAuthenticator(() => pool.current, rh)));
     }
     if (this.clientCAFile.value) {
       const path = this.clientCAFile.value;
