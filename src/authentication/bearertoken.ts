@@ -33,7 +33,13 @@ export function parseBearerToken(header: string | null): string | undefined {
 
 /** strings.TrimSpace (ASCII whitespace and Unicode spaces). */
 export function goTrimSpace(s: string): string {
+  // Fast path: headers rarely carry surrounding space, and the regex scans long tokens.
+  if (s.length && !isSpace(s.charCodeAt(0)) && !isSpace(s.charCodeAt(s.length - 1))) return s;
   return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
+}
+
+function isSpace(c: number): boolean {
+  return c <= 0x20 || c === 0x85 || c === 0xa0 || c >= 0x1680;
 }
 
 /** bearertoken.New: authenticates the bearer token with a TokenAuthenticator. */
