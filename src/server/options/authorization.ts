@@ -21,6 +21,7 @@ import { ManifestLoader } from '../../authorization/rbac/loader.ts';
 import { parseWebhookKubeconfig, WebhookAuthorizer, type WebhookFetchFactory } from '../../authorization/webhook.ts';
 import { readTextFile } from './filesystem.ts';
 import { installReviewAPIs } from '../../apis/install.ts';
+import { instrumentAuthorizer } from '../../metrics/authorization.ts';
 import { AdminTokenAuthenticator, adminKubeconfig, adminKubeconfigName, adminUserName, existingAdminToken, localServerURL, newAdminToken } from '../../authorization/admin.ts';
 
 export const modeAlwaysAllow = 'AlwaysAllow';
@@ -123,13 +124,13 @@ export class AuthorizationOptions implements OptionsGroup {
       switch (mode) {
         case modeAlwaysAllow: {
           const a = new AlwaysAllowAuthorizer();
-          authorizers.push(a);
+          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
           resolvers.push(a);
           break;
         }
         case modeAlwaysDeny: {
           const a = new AlwaysDenyAuthorizer();
-          authorizers.push(a);
+          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
           resolvers.push(a);
           break;
         }
@@ -147,7 +148,7 @@ export class AuthorizationOptions implements OptionsGroup {
             hookCtx.signal.addEventListener('abort', stop, { once: true });
           });
           this.rbac = { authorizer: a, ...(loader ? { loader } : {}) };
-          authorizers.push(a);
+          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
           resolvers.push(a);
           break;
         }
@@ -165,7 +166,7 @@ export class AuthorizationOptions implements OptionsGroup {
                 ? { fetchFactory: platformFetch(ctx.auditWebhookFetch) }
                 : {}),
           });
-          authorizers.push(a);
+          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
           resolvers.push(a);
           break;
         }
