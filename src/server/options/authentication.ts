@@ -313,6 +313,9 @@ export class AuthenticationOptions implements OptionsGroup {
       });
     } else if (issuers.length) {
       logger.warning('--service-account-issuer is set but no --service-account-key-file or --service-account-signing-key-file: service account tokens cannot be verified');
+    } else if (saKeys.length) {
+      // Without an issuer only legacy secret-based tokens could use these keys, and those need storage.
+      logger.warning('--service-account-key-file is set without --service-account-issuer: legacy service account tokens are not supported, the keys are unused');
     }
 
     const jwtConfigs: JWTAuthenticatorConfig[] = [...(structured?.jwt ?? [])];
