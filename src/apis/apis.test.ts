@@ -295,3 +295,48 @@ test('options: validation messages, unsupported modes, AlwaysAllow/AlwaysDeny be
     /\/bad\.yaml:3: ClusterRole "": metadata\.name: Required value/,
   );
 });
+
+test('secure default: admin kubeconfig only when serving TLS with no auth flags; token reused; other tokens fall through', async () => {
+  const written = new Map<string, { data: string; mode: number }>();
+  const fs = {
+    readFile: async (p: string) => {
+      const f = written.get(p);
+      if (!f) throw new Error(`open ${p}: no such file or directory`);
+      return new TextEncoder().encode(f.data);
+    },
+    writeFile: async (p: string, d: Uint8Array, mode: number) => void written.set(p, { data: new TextDecoder().decode(d), mode }),
+    mkdirAll: async () => {},
+  };
+  const { FlagSet } = await import('../server/options/flags.ts');
+  const apply = async (args: string[], servesTLS: boolean) => {
+    const flags = new FlagSet('t');
+    flags.string('cert-dir', '', '');
+    const o = new AuthorizationOptions();
+    o.addFlags(flags);
+    flags.parse(args);
+    const config = newConfig({ logger: discardLogger });
+    config.authentication.authenticator = testAuthenticator;
+    config.secureServing = { bindAddress: '0.0.0.0', bindPort: 6443 } as never;
+    await o.applyTo(config, { logger: discardLogger, fileSystem: fs, servesTLS });
+    return { o, config };
+  };
+  let { o } = await apply(['--cert-dir=/certs'], false);
+  assert.deepEqual(o.effectiveModes, ['AlwaysAllow']);
+  assert.equal(written.size, 0);
+  await apply(['--cert-dir=/certs', '--authorization-mode=RBAC'], true);
+  assert.equal(written.size, 0, 'an authorization flag turns the admin credential off');
+  const first = await apply(['--cert-dir=/certs'], true);
+  assert.deepEqual(first.o.effectiveModes, ['RBAC']);
+  const kc = written.get('/certs/admin.kubeconfig')!;
+  assert.equal(kc.mode, 0o600);
+  assert.match(kc.data, /server: https:\/\/localhost:6443/);
+  const token = /token: (\S+)/.exec(kc.data)![1]!;
+  await apply(['--cert-dir=/certs'], true);
+  assert.equal(/token: (\S+)/.exec(written.get('/certs/admin.kubeconfig')!.data)![1], token, 'reused across restarts');
+  const { newRequestContext } = await import('../endpoints/request/context.ts');
+  const authn = first.config.authentication.authenticator!;
+  const admin = await authn.authenticateRequest(newRequestContext(new Request('https://x/', { headers: { authorization: `Bearer ${token}` } })));
+  assert.deepEqual(admin?.user, { name: 'kubernetes-admin', uid: '', groups: ['system:masters', 'system:authenticated'] });
+  const alice = await authn.authenticateRequest(newRequestContext(new Request('https://x/', { headers: { authorization: 'Bearer alice' } })));
+  assert.equal(alice?.user.name, 'alice');
+});
