@@ -17,7 +17,7 @@ import {
   suggestedPriorityLevels,
 } from './bootstrap.ts';
 import { flowDistinguisher, matchesFlowSchema, type RequestDigest } from './match.ts';
-import { QueueSet, type Admission, type RejectReason } from './queueset.ts';
+import { QueueSet, type Admission } from './queueset.ts';
 import { deal, hashFlowID } from './shufflesharding.ts';
 import {
   defaultFlowSchema,
@@ -159,6 +159,7 @@ export class FlowControl {
   private markSecond = 0;
   private readonly series = new WeakMap<FlowSchemaState, FlowSeries>();
 
+  private rejectCount = 0;
   private readonly plConfigs = new Map<string, PriorityLevelConfiguration>();
   private readonly fsConfigs = new Map<string, FlowSchema>();
 
@@ -179,13 +180,14 @@ export class FlowControl {
    * Returns the objects rejected this time.
    */
   reconfigure(objects: { flowSchemas?: FlowSchema[]; priorityLevels?: PriorityLevelConfiguration[] }): RejectedObject[] {
-    const before = this.rejected.length;
+    const before = this.rejectCount;
     this.options = { ...this.options, flowSchemas: objects.flowSchemas ?? [], priorityLevels: objects.priorityLevels ?? [] };
     this.plConfigs.clear();
     this.fsConfigs.clear();
     this.digestObjects();
     if (this.started) this.digest();
-    return this.rejected.slice(before);
+    const n = this.rejectCount - before;
+    return n ? this.rejected.slice(-n) : [];
   }
 
   /** Digests the configuration and sizes every level; idempotent (the chain calls it when built). */
@@ -203,7 +205,10 @@ export class FlowControl {
 
   private reject(kind: string, name: string, reason: string): void {
     const r = { kind, name, reason };
+    this.rejectCount++;
     this.rejected.push(r);
+    // Reloads append; keep the most recent ones.
+    if (this.rejected.length > 200) this.rejected.splice(0, this.rejected.length - 200);
     this.options.onRejected?.(r);
   }
 
@@ -474,11 +479,6 @@ export class FlowControl {
   /** Records a rejection and returns the Retry-After seconds for the level. */
   recordDropped(pl: PriorityLevelState): number {
     return pl.retry.record(this.now());
-  }
-
-  /** Reason label helper for callers. */
-  static isTimeout(reason: RejectReason): boolean {
-    return reason === 'time-out';
   }
 
   private noteCount(phase: 'executing' | 'waiting', kind: number, delta: number): void {
