@@ -311,3 +311,44 @@ test('/debug/api_priority_and_fairness/dump_priority_levels: tabwriter-aligned c
   g.releaseAll();
   await p2;
 });
+
+test('fairness through the filter: a quiet user is not stuck behind a noisy one in the same level', async () => {
+  const manifests = `
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: shared}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 55
+    limitResponse: {type: Queue, queuing: {queues: 16, handSize: 2, queueLengthLimit: 200}}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: shared}
+spec:
+  matchingPrecedence: 100
+  priorityLevelConfiguration: {name: shared}
+  distinguisherMethod: {type: ByUser}
+  rules:
+  - subjects: [{kind: User, user: {name: noisy}}, {kind: User, user: {name: quiet}}]
+    nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]
+`;
+  const order: string[] = [];
+  const handler: Handler = async (ctx) => {
+    await tick(3);
+    order.push(ctx.user!.name);
+    return new Response('ok');
+  };
+  // serverCL 10: ceil(10 × 55 / 300) = 2 seats for the level.
+  const t = testServer(handler, {}, manifests);
+  assert.equal(t.fc.priorityLevels.get('shared')!.currentCL, 2);
+  const noisy = Array.from({ length: 60 }, () => t.fetch('/work', 'noisy'));
+  await tick(1);
+  const quiet = Array.from({ length: 6 }, () => t.fetch('/work', 'quiet'));
+  const all = await Promise.all([...noisy, ...quiet]);
+  assert.deepEqual(new Set(all.map((r) => r.status)), new Set([200]));
+  // All of the quiet user's requests finish long before the noisy backlog (60 requests) drains.
+  const lastQuiet = order.lastIndexOf("quiet");
+  assert.ok(lastQuiet < 25, `last quiet request finished at position ${lastQuiet}: ${order.join(' ')}`);
+});
