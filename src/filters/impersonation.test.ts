@@ -149,3 +149,11 @@ test('extra keys: lower-cased and path-unescaped (invalid escapes kept); attribu
     ],
   );
 });
+
+test('without raw header lines (Fetch Headers only): detected and applied', async () => {
+  const { h, seen } = setup();
+  const ctx = newRequestContext(new Request('https://127.0.0.1/api', { headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': 'devs' } }));
+  ctx.user = admin;
+  assert.equal(await (await h(ctx)).text(), 'ok');
+  assert.deepEqual(seen()!.user, { name: 'jane', groups: ['devs', 'system:authenticated'], extra: {} });
+});

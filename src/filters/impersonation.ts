@@ -84,10 +84,25 @@ export function buildImpersonationRequests(ctx: RequestContext): ImpersonationRe
   return reqs;
 }
 
+/** Whether any `Impersonate-*` header is present (one pass; most requests have none). */
+function hasImpersonationHeaders(ctx: RequestContext): boolean {
+  const raw = ctx.transport.rawHeaders;
+  if (raw) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const n = raw[i]!;
+      if (n.length > 12 && (n.charCodeAt(0) | 0x20) === 0x69 /* i */ && n.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+    }
+    return false;
+  }
+  for (const [n] of ctx.request.headers) if (n.startsWith('impersonate-')) return true;
+  return false;
+}
+
 export function withImpersonation(next: Handler, c: CompletedConfig): Handler {
   const authz = c.authorization.authorizer;
   const logger = c.logger;
   return async (ctx) => {
+    if (!hasImpersonationHeaders(ctx)) return next(ctx);
     const reqs = buildImpersonationRequests(ctx);
     if (typeof reqs === 'string') {
       logger.info(reqs, undefined, 4);
