@@ -96,6 +96,15 @@ test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 an
   assert.equal(both.error?.message, 'webhook subject access review returned both allow and deny response');
   const nonRes = subjectAccessReviewSpec(attributes({ verb: 'get', path: '/healthz', user: { name: 'x', groups: ['g'] } }), 'v1beta1');
   assert.deepEqual(nonRes, { nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'x', group: ['g'] });
+  const ls = subjectAccessReviewSpec(attributes({ verb: 'list', isResourceRequest: true, resource: 'pods', labelSelector: 'tier in (web,api),app=x,!legacy,env,n>3' }));
+  assert.deepEqual((ls.resourceAttributes as { labelSelector: unknown }).labelSelector, {
+    requirements: [
+      { key: 'app', operator: 'In', values: ['x'] },
+      { key: 'env', operator: 'Exists' },
+      { key: 'legacy', operator: 'DoesNotExist' },
+      { key: 'tier', operator: 'In', values: ['api', 'web'] },
+    ],
+  });
   const fs = subjectAccessReviewSpec(attributes({ verb: 'list', isResourceRequest: true, resource: 'pods', fieldSelector: 'spec.nodeName=n1,metadata.name!=x' }));
   assert.deepEqual((fs.resourceAttributes as { fieldSelector: unknown }).fieldSelector, {
     requirements: [

@@ -140,6 +140,45 @@ function fieldSelectorRequirements(raw: string | undefined): { key: string; oper
   return terms.map((t) => ({ key: t.field, operator: t.op === '!=' ? 'NotIn' : 'In', values: [t.value] }));
 }
 
+/**
+ * labels.ParseToRequirements, enough for SubjectAccessReview: `k=v`, `k==v`, `k!=v`, `k in (a,b)`,
+ * `k notin (a)`, `k`, `!k` (Gt/Lt are dropped, as the webhook drops them). Sorted by key, values
+ * sorted; undefined when the selector does not parse.
+ */
+export function labelSelectorRequirements(raw: string | undefined): { key: string; operator: string; values?: string[] }[] | undefined {
+  if (!raw || !raw.trim()) return undefined;
+  const out: { key: string; operator: string; values?: string[] }[] = [];
+  // Split on commas outside parentheses.
+  const parts: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of raw) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(cur);
+  for (const part of parts) {
+    const t = part.trim();
+    if (!t) return undefined;
+    let m: RegExpExecArray | null;
+    if ((m = /^!\s*([^\s=!<>(),]+)$/.exec(t))) out.push({ key: m[1]!, operator: 'DoesNotExist' });
+    else if ((m = /^([^\s=!<>(),]+)\s+(in|notin)\s*\(([^)]*)\)$/.exec(t))) {
+      const values = m[3]!.split(',').map((v) => v.trim()).sort();
+      out.push({ key: m[1]!, operator: m[2] === 'in' ? 'In' : 'NotIn', values });
+    } else if ((m = /^([^\s=!<>(),]+)\s*(==|=|!=)\s*([^\s=!<>(),]*)$/.exec(t))) {
+      out.push({ key: m[1]!, operator: m[2] === '!=' ? 'NotIn' : 'In', values: [m[3]!] });
+    } else if ((m = /^([^\s=!<>(),]+)\s*[<>]\s*\S+$/.exec(t))) continue;
+    else if ((m = /^([^\s=!<>(),]+)$/.exec(t))) out.push({ key: m[1]!, operator: 'Exists' });
+    else return undefined;
+  }
+  out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return out.length ? out : undefined;
+}
+
 /** The SubjectAccessReview spec for a request, field order as upstream serialises it. */
 export function subjectAccessReviewSpec(a: Attributes, version: 'v1' | 'v1beta1' = 'v1'): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
@@ -154,6 +193,8 @@ export function subjectAccessReviewSpec(a: Attributes, version: 'v1' | 'v1beta1'
     if (a.name) ra.name = a.name;
     const fs = fieldSelectorRequirements(a.fieldSelector);
     if (fs) ra.fieldSelector = { requirements: fs };
+    const ls = labelSelectorRequirements(a.labelSelector);
+    if (ls) ra.labelSelector = { requirements: ls };
     spec.resourceAttributes = ra;
   } else {
     const nra: Record<string, unknown> = {};
