@@ -289,6 +289,10 @@ test('--as impersonation with and without rights', { skip }, async () => {
   assert.equal(r.stdout.trim(), 'no');
   r = await run(admin, '--as=alice', '--as-group=devs', 'auth', 'can-i', 'get', 'pods');
   assert.equal(r.stdout.trim(), 'yes');
+  // Each --as-group is its own header line (HTTP/2), kept apart; extras and uid too.
+  r = await run(admin, '--as=alice', '--as-group=a, b', '--as-group=c', '--as-uid=u-9', 'auth', 'whoami', '-o', 'json');
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).status.userInfo, { username: 'alice', uid: 'u-9', groups: ['a, b', 'c', 'system:authenticated'] });
 });
 
 test('RBAC manifests reload on change; a broken edit keeps the last good policy', { skip }, async () => {
