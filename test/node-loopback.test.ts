@@ -47,6 +47,16 @@ test('loopback: verified TLS by SNI and the per-start token authenticates as sys
     assert.deepEqual(review.status.userInfo.groups, ['system:authenticated', 'system:masters']);
     // The same CA does not verify the default serving certificate (it is the loopback one).
     await assert.rejects(request(port, { path: '/healthz', ca: lb.caPEM, servername: 'localhost' }));
+    // That failed handshake (the client aborts) and a garbage one are counted.
+    const raw = net.connect(port, '127.0.0.1');
+    raw.on('error', () => {});
+    raw.resume();
+    raw.end(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5]));
+    await new Promise<void>((resolve) => raw.once('close', () => resolve()));
+    const metrics = await request(port, { path: '/metrics', servername: lb.serverName, ca: lb.caPEM, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(metrics.status, 200);
+    const m = /^apiserver_tls_handshake_errors_total (\d+)$/m.exec(metrics.body);
+    assert.ok(m && Number(m[1]) >= 1, metrics.body.split('\n').filter((l) => l.includes('handshake')).join('\n'));
   } finally {
     stop.abort();
     assert.equal(await exited, 0);
