@@ -6,7 +6,8 @@
 //
 // Environment: BENCH_DURATION (s per run, default 8), BENCH_ROUNDS (default 3),
 // BENCH_VARIANTS (comma list, default all), BENCH_H2_CLIENTS/BENCH_H2_STREAMS (16/10),
-// BENCH_H1_CONNECTIONS (32), BENCH_PROTOCOLS (h2,h1). Diagnostic variants run only when named in
+// BENCH_H1_CONNECTIONS (32), BENCH_PROTOCOLS (h2,h1), BENCH_PAIRED=1 (also run each variant side by side
+// with the baseline). Diagnostic variants run only when named in
 // BENCH_VARIANTS.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -25,6 +26,8 @@ const h2Clients = Number(process.env.BENCH_H2_CLIENTS ?? 16);
 const h2Streams = Number(process.env.BENCH_H2_STREAMS ?? 10);
 const h1Conns = Number(process.env.BENCH_H1_CONNECTIONS ?? 32);
 const only = process.env.BENCH_VARIANTS?.split(',');
+/** No load-tool run may hang the bench (killed after this, its result then reads as NaN). */
+const toolTimeout = (duration + 30) * 1000;
 const selected = [...main, ...diagnostics].filter((v) => v.baseline || (only ? only.includes(v.name) : main.includes(v)));
 const protocols = (process.env.BENCH_PROTOCOLS ?? 'h2,h1').split(',');
 
@@ -112,9 +115,10 @@ function runH2load(port: number, extra: string[] = [], pid?: number): Result {
   rmSync(log, { force: true });
   const target = `https://127.0.0.1:${port}${benchPath}`;
   // Warm-up, then the measured run (separate, so the CPU window holds only counted requests).
-  spawnSync('h2load', ['-D', '1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', ...extra, target]);
+  // A request count, not `-D 1`: h2load 1.52 sometimes never ends a very short timed run.
+  spawnSync('h2load', ['-n', String(h2Clients * h2Streams * 20), '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', ...extra, target], { timeout: toolTimeout });
   const cpu0 = cpuSeconds(pid);
-  const r = spawnSync('h2load', ['-D', String(duration), '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, ...extra, target], { encoding: 'utf8' });
+  const r = spawnSync('h2load', ['-D', String(duration), '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, ...extra, target], { encoding: 'utf8', timeout: toolTimeout });
   const cpu = cpuSeconds(pid) - cpu0;
   const out = r.stdout + r.stderr;
   const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(out)?.[1] ?? NaN);
@@ -138,9 +142,9 @@ function wrkMillis(s: string | undefined): number {
 
 function runWrk(port: number, extra: string[] = [], pid?: number): Result {
   // Warm-up, then the measured run.
-  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...extra, `https://127.0.0.1:${port}${benchPath}`]);
+  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...extra, `https://127.0.0.1:${port}${benchPath}`], { timeout: toolTimeout });
   const cpu0 = cpuSeconds(pid);
-  const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8' });
+  const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8', timeout: toolTimeout });
   const cpu = cpuSeconds(pid) - cpu0;
   const out = r.stdout + r.stderr;
   const done = Number(/(\d+) requests in /.exec(out)?.[1] ?? NaN);
@@ -199,6 +203,53 @@ function median(rs: Result[]): Result {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+
+// BENCH_PAIRED=1: the baseline and each variant served at the same time, each driven by its own
+// load tool, so both see the same neighbours. With the scheduler sharing the CPU fairly, the
+// throughput ratio approaches the ratio of per-request costs even on a busy machine.
+function runAsync(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: toolTimeout });
+    let out = '';
+    p.stdout!.on('data', (d) => (out += d));
+    p.stderr!.on('data', (d) => (out += d));
+    p.on('close', () => resolve(out));
+  });
+}
+
+async function paired(): Promise<void> {
+  const baseV = selected.find((v) => v.baseline)!;
+  console.log('\npaired (baseline and variant loaded at the same time), b/a req/s per round:');
+  for (const v of selected) {
+    if (v === baseV) continue;
+    const ratios: Record<string, number[]> = { h2: [], h1: [] };
+    for (let round = 1; round <= rounds; round++) {
+      const a = await startServer(baseV.name);
+      const b = await startServer(v.name);
+      try {
+        const url = (port: number) => `https://127.0.0.1:${port}${benchPath}`;
+        if (protocols.includes('h2')) {
+          const h2 = (port: number, name: string) => ['-D', String(duration), '--warm-up-time=1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', ...headerArgs(name), url(port)];
+          const [oa, ob] = await Promise.all([runAsync('h2load', h2(a.port, baseV.name)), runAsync('h2load', h2(b.port, v.name))]);
+          const rps = (o: string) => Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(o)?.[1] ?? NaN);
+          ratios.h2!.push(rps(ob) / rps(oa));
+        }
+        if (protocols.includes('h1')) {
+          const h1 = (port: number, name: string) => ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, ...headerArgs(name), url(port)];
+          await Promise.all([runAsync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', url(a.port)]), runAsync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...headerArgs(v.name), url(b.port)])]);
+          const [oa, ob] = await Promise.all([runAsync('wrk', h1(a.port, baseV.name)), runAsync('wrk', h1(b.port, v.name))]);
+          const rps = (o: string) => Number(/Requests\/sec:\s+([\d.]+)/.exec(o)?.[1] ?? NaN);
+          ratios.h1!.push(rps(ob) / rps(oa));
+        }
+      } finally {
+        await Promise.all([stopServer(a.child), stopServer(b.child)]);
+      }
+    }
+    const show = (xs: number[]) => (xs.length ? `${xs.map((x) => x.toFixed(2)).join(' ')}  → median ${[...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!.toFixed(2)}` : '-');
+    console.log(`  ${v.name.padEnd(14)} HTTP/2: ${show(ratios.h2!)}   HTTP/1.1: ${show(ratios.h1!)}`);
+  }
+}
+
 const base = selected.find((v) => v.baseline)!;
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -222,4 +273,5 @@ for (const proto of (['h2', 'h1'] as const).filter((p) => protocols.includes(p))
 console.log('b/a req/s: median of per-round ratios. a/b CPU: server CPU per request of the baseline over the variant\'s,');
 console.log('i.e. the throughput ratio a dedicated core would give (robust to other load on the machine).');
 console.log(`\nload average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (the machine is shared: compare ratios, not absolute numbers)`);
+if (process.env.BENCH_PAIRED === '1') await paired();
 console.log('target: b/a ≥ 0.75 on both protocols (b = edge)');
