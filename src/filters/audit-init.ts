@@ -3,7 +3,6 @@
 // random UUID; echoed as `Audit-Id` on every response. Reference k8s-filters.md §2.
 
 import type { Handler } from '../endpoints/request/context.ts';
-import { auditContextFrom } from '../audit/context.ts';
 import { headerValues } from '../authentication/headers.ts';
 
 /**
@@ -15,7 +14,7 @@ export function withAuditInit(next: Handler, _c?: unknown): Handler {
     // one, which also spares building a Fetch Headers object on the hot path.
     const id = headerValues(ctx, 'audit-id')[0] || crypto.randomUUID();
     ctx.auditID = id;
-    auditContextFrom(ctx);
+    // The audit context itself is created on first use (auditContextFrom), not per request.
     // Set before next (Go's shared header map), so even panics and 429s carry it; a value a
     // responder set itself (an aggregated server's) wins.
     if (!ctx.responseHeaders.has('audit-id')) ctx.responseHeaders.set('Audit-Id', id);

@@ -11,18 +11,24 @@ export type LatencyTrackers = Map<string, number>;
 
 export function withLatencyTrackers(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
-    if (ctx.requestInfo?.verb !== 'watch') ctx.values.set(key, new Map());
+    // `null`: attached, created on first use (most requests never track anything).
+    if (ctx.requestInfo?.verb !== 'watch') ctx.values.set(key, null);
     return next(ctx);
   };
 }
 
-/** The request's trackers, if attached. */
+/** The request's trackers: undefined when none are attached (watches) or nothing was tracked yet. */
 export function latencyTrackersFrom(ctx: RequestContext): LatencyTrackers | undefined {
-  return ctx.values.get(key) as LatencyTrackers | undefined;
+  return (ctx.values.get(key) as LatencyTrackers | null | undefined) ?? undefined;
 }
 
 /** Adds `ms` to a stage's total (no-op without trackers, e.g. for watches). */
 export function trackLatency(ctx: RequestContext, stage: string, ms: number): void {
-  const t = latencyTrackersFrom(ctx);
-  if (t) t.set(stage, (t.get(stage) ?? 0) + ms);
+  let t = ctx.values.get(key) as LatencyTrackers | null | undefined;
+  if (t === undefined) return;
+  if (t === null) {
+    t = new Map();
+    ctx.values.set(key, t);
+  }
+  t.set(stage, (t.get(stage) ?? 0) + ms);
 }

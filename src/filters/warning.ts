@@ -95,12 +95,20 @@ function toByteString(s: string): string {
 
 /** warning.AddWarning: records through the request's recorder (no-op without one). */
 export function addWarning(ctx: RequestContext, agent: string, text: string): void {
-  (ctx.values.get(key) as WarningRecorder | undefined)?.addWarning(agent, text);
+  let r = ctx.values.get(key) as WarningRecorder | RequestContext | undefined;
+  if (r === undefined) return;
+  if (!(r instanceof WarningRecorder)) {
+    // The recorder is made on the first warning, bound to the context WithWarningRecorder saw.
+    const at = r;
+    r = new WarningRecorder(() => at.responseHeaders);
+    ctx.values.set(key, r);
+  }
+  r.addWarning(agent, text);
 }
 
 export function withWarningRecorder(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
-    ctx.values.set(key, new WarningRecorder(() => ctx.responseHeaders));
+    ctx.values.set(key, ctx);
     return next(ctx);
   };
 }
