@@ -15,6 +15,7 @@ import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeFileSystem } from './fs.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
 import { nodeAuditWebhookFetch } from './audit-webhook-fetch.ts';
+import { openAuditLogFile } from './audit-log-writer.ts';
 
 export const command = 'edge-apiserver';
 
@@ -95,6 +96,7 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
       hostIP: defaultHostIP(),
       // TLS-capable fetch for kubeconfig/CA-based clients (audit and token webhooks, OIDC issuers' certificateAuthority).
       auditWebhookFetch: nodeAuditWebhookFetch,
+      openAuditLog: openAuditLogFile,
       configure: async (c) => {
         registerNodeProcessMetrics(c.metrics);
         await opts.configure?.(c);
