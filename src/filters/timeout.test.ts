@@ -135,3 +135,15 @@ test('WithTimeout: errors propagate (to panic recovery) and late answers are dis
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(cancelled, true);
 });
+
+test('WithTimeout: what inner layers set on the context (user, request) is seen outside', async () => {
+  const ctx = ctxWithDeadline('/api/v1/pods', 1000);
+  const h = withTimeoutForNonLongRunningRequests((inner) => {
+    inner.user = { name: 'alice' };
+    inner.request = new Request('https://example.test/rebuilt');
+    return new Response('ok');
+  }, c);
+  await serve(h, ctx);
+  assert.equal(ctx.user?.name, 'alice');
+  assert.equal(ctx.request.url, 'https://example.test/rebuilt');
+});

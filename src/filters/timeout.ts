@@ -143,51 +143,53 @@ class TimeoutRace implements Expiring {
 }
 
 /**
- * The inner handler's context: the outer one's values (copied, so what inner layers set — the
- * user, impersonation — stays inside, as Go's derived contexts), with the race's lazy signal
- * and header map. A class, so the accessors live on the prototype (an object literal with
- * per-request getters is far slower and heavier on the GC).
+ * The inner handler's context: the race's lazy signal and header map; every other field reads
+ * and writes through to the outer context, so what inner layers set (the user, a rebuilt
+ * request) stays visible to outer filters, as in the rest of the chain (RequestContext is one
+ * shared object, not Go's derived contexts). A class, so the accessors live on the prototype
+ * (an object literal with per-request getters is far slower and heavier on the GC).
  */
 class TimeoutChildContext implements RequestContext {
-  request: Request;
-  url: URL;
-  transport: Transport;
-  receivedTimestamp: number;
-  auditID?: string;
-  requestInfo?: RequestInfo;
-  user?: UserInfo;
-  authenticationInfo?: AuthenticationInfo;
-  muxAndDiscoveryIncomplete?: boolean;
-  values: Map<symbol | string, unknown>;
+  private readonly outer: RequestContext;
   private readonly race: TimeoutRace;
 
   constructor(ctx: RequestContext, race: TimeoutRace) {
-    this.request = ctx.request;
-    this.url = ctx.url;
-    this.transport = ctx.transport;
-    this.receivedTimestamp = ctx.receivedTimestamp;
-    this.auditID = ctx.auditID;
-    this.requestInfo = ctx.requestInfo;
-    this.user = ctx.user;
-    this.authenticationInfo = ctx.authenticationInfo;
-    this.muxAndDiscoveryIncomplete = ctx.muxAndDiscoveryIncomplete;
-    this.values = ctx.values;
+    this.outer = ctx;
     this.race = race;
-    // Fields added to RequestContext later are carried over too.
+    // Fields added to RequestContext later are carried over (as a snapshot).
     for (const k of Object.keys(ctx)) if (!(k in this)) (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
   }
 
   get signal(): AbortSignal {
     return this.race.signal();
   }
-
   get responseHeaders(): Headers {
     return this.race.childHeaders();
   }
-
   set responseHeaders(h: Headers) {
     this.race.headers = h;
   }
+
+  get request(): Request { return this.outer.request; }
+  set request(v: Request) { this.outer.request = v; }
+  get url(): URL { return this.outer.url; }
+  set url(v: URL) { this.outer.url = v; }
+  get transport(): Transport { return this.outer.transport; }
+  set transport(v: Transport) { this.outer.transport = v; }
+  get receivedTimestamp(): number { return this.outer.receivedTimestamp; }
+  set receivedTimestamp(v: number) { this.outer.receivedTimestamp = v; }
+  get auditID(): string | undefined { return this.outer.auditID; }
+  set auditID(v: string | undefined) { this.outer.auditID = v; }
+  get requestInfo(): RequestInfo | undefined { return this.outer.requestInfo; }
+  set requestInfo(v: RequestInfo | undefined) { this.outer.requestInfo = v; }
+  get user(): UserInfo | undefined { return this.outer.user; }
+  set user(v: UserInfo | undefined) { this.outer.user = v; }
+  get authenticationInfo(): AuthenticationInfo | undefined { return this.outer.authenticationInfo; }
+  set authenticationInfo(v: AuthenticationInfo | undefined) { this.outer.authenticationInfo = v; }
+  get muxAndDiscoveryIncomplete(): boolean | undefined { return this.outer.muxAndDiscoveryIncomplete; }
+  set muxAndDiscoveryIncomplete(v: boolean | undefined) { this.outer.muxAndDiscoveryIncomplete = v; }
+  get values(): Map<symbol | string, unknown> { return this.outer.values; }
+  set values(v: Map<symbol | string, unknown>) { this.outer.values = v; }
 }
 
 export function withTimeoutForNonLongRunningRequests(
