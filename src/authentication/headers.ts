@@ -41,12 +41,17 @@ export function deleteRequestHeaders(ctx: RequestContext, names: readonly string
   let doomed: string[] | undefined;
   for (const n of names) if (h.has(n)) (doomed ??= []).push(n);
   if (prefixes.length) {
-    for (const [n] of h) {
-      for (const p of prefixes) {
-        if (n.startsWith(p)) {
-          (doomed ??= []).push(n);
-          break;
-        }
+    // Prefixed names come from what the client sent. The raw list (when the runtime gives it)
+    // is much cheaper to scan than Fetch Headers, which sort and copy on iteration.
+    const raw = ctx.transport.rawHeaders;
+    if (raw) {
+      for (let i = 0; i < raw.length; i += 2) {
+        const n = raw[i]!.toLowerCase();
+        if (prefixes.some((p) => n.startsWith(p)) && !doomed?.includes(n)) (doomed ??= []).push(n);
+      }
+    } else {
+      for (const [n] of h) {
+        if (prefixes.some((p) => n.startsWith(p))) (doomed ??= []).push(n);
       }
     }
   }

@@ -65,6 +65,11 @@ test('success: user stored with system:authenticated, Authorization and front-pr
     assert.equal(ctx!.request.headers.get(h), null, h);
   }
   assert.equal(ctx!.request.headers.get('accept'), 'application/json');
+  // Same with the runtime's raw header list (the Node listener provides it).
+  const pairs: [string, string][] = [['Authorization', 'Bearer good'], ['X-Remote-Extra-A', '1'], ['x-remote-extra-b', '2'], ['X-Remote-User', 'm']];
+  const raw = await chain(kubeLike(true)).run(pairs, { rawHeaders: pairs.flat() });
+  assert.equal(raw.ctx!.user!.name, 'alice');
+  assert.deepEqual([...raw.ctx!.request.headers.keys()], []);
 });
 
 test('401 bodies are byte-exact: compact, pretty for curl, no WWW-Authenticate, no nosniff', async () => {
