@@ -7,13 +7,13 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import tls from 'node:tls';
 import type net from 'node:net';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { ServingListener } from '../../src/server/genericapiserver.ts';
 import type { SecureServingInfo } from '../../src/server/options/serving.ts';
 import type { CAContentProvider, CertKeyContent, CertKeyContentProvider } from '../../src/server/dynamiccertificates/content.ts';
 import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from '../../src/server/dynamiccertificates/sni.ts';
-import { ensureMutable, type Transport } from '../../src/endpoints/request/context.ts';
+import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 
 export interface NodeServingListenerOptions {
@@ -39,7 +39,7 @@ const h2HeaderListSize = maxHeaderBytes + 10 * 32;
 /** MaxUploadBufferPerStream and MaxReadFrameSize (256 KiB). */
 const perStreamBuffer = 256 << 10;
 /** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (pitfall §0.1). */
-const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'];
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
 /** Go's TCP keep-alive period for accepted connections. */
 const tcpKeepAlive = 3 * 60 * 1000;
 
@@ -158,7 +158,7 @@ export class NodeServingListener implements ServingListener {
     const info = this.info;
     const headersTimeout = this.opts.headersTimeout ?? 32_000;
     const idle = this.opts.idleTimeout ?? 90_000;
-    const listener = getRequestListener((request, env) => this.handle(request, env.incoming));
+    const listener = getRequestListener((request, env) => this.handle(request, env.incoming, env.outgoing));
     let server: AnyServer;
     if (info.disableHTTP2) {
       this.logger.info('Forcing use of http/1.1 only');
@@ -291,28 +291,30 @@ export class NodeServingListener implements ServingListener {
     });
   }
 
-  private async handle(request: Request, incoming: IncomingMessage | http2.Http2ServerRequest): Promise<Response> {
+  private async handle(
+    request: Request,
+    incoming: IncomingMessage | http2.Http2ServerRequest,
+    outgoing: ServerResponse | http2.Http2ServerResponse,
+  ): Promise<Response> {
     if (!this.handler) await this.handlerSet;
     const h2 = incoming.httpVersionMajor === 2;
     const session = h2 ? (incoming as http2.Http2ServerRequest).stream.session : undefined;
     const socket = (h2 ? session!.socket : incoming.socket) as tls.TLSSocket;
-    let response = await this.handler!(request, new NodeTransport(socket, incoming.rawHeaders, session as http2.ServerHttp2Session | undefined));
-    if (h2) {
-      let close = false;
-      for (const h of hopByHop) {
-        const v = response.headers.get(h);
-        if (v === null) continue;
-        if (h === 'connection' && /(^|,)\s*close\s*(,|$)/i.test(v)) close = true;
-        response = ensureMutable(response);
-        response.headers.delete(h);
+    const transport = new NodeTransport(socket, incoming.rawHeaders, session as http2.ServerHttp2Session | undefined);
+    // The filters' headers go to the outgoing message; writeHead's (the Response's) win on a clash.
+    transport.presetHeaders = (headers) => {
+      for (const [name, value] of headers) {
+        if (h2 && hopByHop.has(name)) {
+          if (name === 'connection') closeOnClose(value, session);
+          continue;
+        }
+        outgoing.setHeader(name, value);
       }
-      // Go turns `Connection: close` on HTTP/2 into GOAWAY; in-flight streams still finish.
-      if (close && session && !session.closed) session.close();
-    } else if (this.shuttingDown) {
-      // Go's Shutdown disables keep-alives: responses close their connection.
-      response = ensureMutable(response);
-      response.headers.set('connection', 'close');
-    }
+    };
+    const response = await this.handler!(request, transport);
+    if (h2) stripHopByHopOnWriteHead(outgoing as http2.Http2ServerResponse, session);
+    // Go's Shutdown disables keep-alives: responses close their connection.
+    else if (this.shuttingDown) outgoing.setHeader('connection', 'close');
     return response;
   }
 
@@ -406,6 +408,7 @@ class NodeTransport implements Transport {
   private readonly raw: string[];
   readonly protocol: 'h2' | 'http/1.1';
   readonly goaway?: () => void;
+  presetHeaders?: (headers: Headers) => void;
   constructor(socket: tls.TLSSocket, rawHeaders: string[], session?: http2.ServerHttp2Session) {
     this.socket = socket;
     this.session = session;
@@ -473,4 +476,30 @@ export function joinHostPort(host: string | undefined, port: number | undefined)
 
 function hostPort(host: string | undefined, port: number | undefined): string {
   return joinHostPort(unmapIPv4(host), port);
+}
+
+/** Go turns `Connection: close` on HTTP/2 into GOAWAY; in-flight streams still finish. */
+function closeOnClose(value: unknown, session: http2.Http2Session | undefined): void {
+  if (session && !session.closed && /(^|,)\s*close\s*(,|$)/i.test(String(value))) session.close();
+}
+
+/**
+ * HTTP/1 hop-by-hop headers are invalid on HTTP/2 and make Node throw (pitfall §0.1): drop them
+ * from the header object @hono/node-server passes to writeHead, without materialising the Response.
+ */
+function stripHopByHopOnWriteHead(outgoing: http2.Http2ServerResponse, session: http2.Http2Session | undefined): void {
+  const writeHead = outgoing.writeHead;
+  outgoing.writeHead = function (this: http2.Http2ServerResponse, ...args: unknown[]) {
+    const headers = args[args.length - 1];
+    if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
+      const record = headers as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const lower = key.toLowerCase();
+        if (!hopByHop.has(lower)) continue;
+        if (lower === 'connection') closeOnClose(record[key], session);
+        delete record[key];
+      }
+    }
+    return (writeHead as (...a: unknown[]) => http2.Http2ServerResponse).apply(this, args);
+  } as typeof outgoing.writeHead;
 }

@@ -150,12 +150,16 @@ export class GenericAPIServer implements DelegationTarget {
     const ctx = newRequestContext(request, transport);
     // Go rejects a malformed escape while parsing the request line, before any handler.
     if (decodedPath(ctx.url) === null) return httpError('400 Bad Request', 400);
+    let response: Response;
     try {
-      return finalizeResponse(ctx, await this.handler.fullHandlerChain(ctx));
+      response = await this.handler.fullHandlerChain(ctx);
     } catch (err) {
       this.config.logger.error('Unhandled error escaped the handler chain', { err: errorMessage(err) });
-      return finalizeResponse(ctx, httpError('This request caused apiserver to panic. Look in the logs for details.', 500));
+      response = httpError('This request caused apiserver to panic. Look in the logs for details.', 500);
     }
+    if (!transport?.presetHeaders) return finalizeResponse(ctx, response);
+    transport.presetHeaders(ctx.responseHeaders);
+    return response;
   }
 
   private installAPI(): void {

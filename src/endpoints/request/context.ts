@@ -26,6 +26,12 @@ export interface Transport {
   goaway?: () => void;
   /** Keep work running after the response (Workers' ctx.waitUntil); defaults to fire-and-forget. */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Takes the shared response header map (Go's w.Header()) for the listener to write under the
+   * Response's own headers, instead of the server copying it into the Response. On Node this
+   * keeps @hono/node-server on its fast path (the Response's headers are never materialised).
+   */
+  presetHeaders?: (headers: Headers) => void;
 }
 
 /** user.Info as in k8s.io/apiserver/pkg/authentication/user. */
