@@ -419,7 +419,10 @@ export class GenericAPIServer implements DelegationTarget {
   private async drainWatches(): Promise<void> {
     const grace = this.config.shutdownWatchTerminationGracePeriod;
     if (grace <= 0) return;
-    await Promise.race([this.config.watchRequestWaitGroup.wait(), sleep(grace)]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((r) => (timer = setTimeout(r, grace)));
+    await Promise.race([this.config.watchRequestWaitGroup.wait(), deadline]);
+    clearTimeout(timer); // the grace timer must not keep the process alive after the drain
   }
 }
 
