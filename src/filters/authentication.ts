@@ -29,7 +29,9 @@ export function unauthorized(ctx: RequestContext): Response {
 export function withLoopbackToken(c: CompletedConfig): RequestAuthenticator | undefined {
   const auth = c.authentication.authenticator;
   if (!auth || !c.loopbackToken || !c.authorization.authorizer) return auth;
-  return new UnionAuthenticator([new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(c.loopbackToken)), auth]);
+  // Any other token is left to the union (no opinion), and its warnings to the bearer authenticator there.
+  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(c.loopbackToken), () => {}, true);
+  return new UnionAuthenticator([loopback, auth]);
 }
 
 export function withAuthentication(next: Handler, c: CompletedConfig): Handler {
