@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 
-if (process.features.typescript) {
+// Node refuses type stripping under node_modules: an installed package runs the build (dist/).
+const built = fileURLToPath(new URL('../../dist/adapters/node/cli.js', import.meta.url));
+if (here.includes('/node_modules/') && existsSync(built)) {
+  const { main } = await import(built);
+  process.exit(await main(process.argv.slice(2)));
+} else if (process.features.typescript) {
   // Start-up is mostly module compilation; the cache saves a part of it on later starts.
   module.enableCompileCache?.();
   const { main } = await import('./cli.ts');
