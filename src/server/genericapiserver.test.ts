@@ -142,7 +142,8 @@ test('a malformed percent-escape is a 400 before any handler', async () => {
   s.prepareRun();
   const r = await get(s, '/api/v1/namespaces/%zz/pods');
   assert.equal(r.status, 400);
-  assert.equal(r.body, '400 Bad Request\n');
+  assert.equal(r.body, '400 Bad Request');
+  assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8');
 });
 
 test('8: a failing post-start hook fails run with upstream wording', async () => {

@@ -149,7 +149,10 @@ export class GenericAPIServer implements DelegationTarget {
   async fetch(request: Request, transport?: Transport): Promise<Response> {
     const ctx = newRequestContext(request, transport);
     // Go rejects a malformed escape while parsing the request line, before any handler.
-    if (decodedPath(ctx.url) === null) return httpError('400 Bad Request', 400);
+    if (decodedPath(ctx.url) === null) {
+      // Go's reply to an unparsable request line: no trailing newline, no nosniff.
+      return new Response('400 Bad Request', { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    }
     let response: Response;
     try {
       response = await this.handler.fullHandlerChain(ctx);
