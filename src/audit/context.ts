@@ -188,14 +188,16 @@ export function logRequestObject(ctx: RequestContext, obj: unknown): void {
     if (!ref.resourceVersion && typeof meta.resourceVersion === 'string') ref.resourceVersion = meta.resourceVersion;
   }
   if (levelLess(ac.event.level, 'Request')) return;
+  ac.event.requestObject = eventObject(ac, value, obj);
+}
+
+/** The object as the event records it: without managedFields when the policy omits them. */
+function eventObject(ac: AuditContext, value: unknown, obj: unknown): ReturnType<typeof toRawJSON> {
   if (omitManaged(ac)) {
     const stripped = withoutManagedFields(value);
-    if (stripped !== value) {
-      ac.event.requestObject = toRawJSON(stripped);
-      return;
-    }
+    if (stripped !== value) return toRawJSON(stripped);
   }
-  ac.event.requestObject = toRawJSON(obj);
+  return toRawJSON(obj);
 }
 
 /** audit.LogRequestPatch: the raw patch as the request object (Request and above). */
@@ -233,14 +235,7 @@ export function logResponseObject(ctx: RequestContext, obj: unknown): void {
     ac.event.responseStatus = s;
   }
   if (levelLess(ac.event.level, 'RequestResponse')) return;
-  if (omitManaged(ac)) {
-    const stripped = withoutManagedFields(value);
-    if (stripped !== value) {
-      ac.event.responseObject = toRawJSON(stripped);
-      return;
-    }
-  }
-  ac.event.responseObject = toRawJSON(obj);
+  ac.event.responseObject = eventObject(ac, value, obj);
 }
 
 /** SetEventResponseStatusCode: the first written status code (creates responseStatus if needed). */
