@@ -277,7 +277,7 @@ export const variants: Variant[] = [
       const config = edgeConfig();
       const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
       server.prepareRun();
-      return plainTLSServer(certDir, (req, env) => server.fetch(req, { protocol: env.incoming.httpVersionMajor === 2 ? 'h2' : 'http/1.1' }));
+      return plainTLSServer(certDir, (req, env) => server.handle(req, { protocol: env.incoming.httpVersionMajor === 2 ? 'h2' : 'http/1.1' }));
     },
   },
 ];

@@ -122,7 +122,7 @@ export class BunServingListener implements ServingListener {
     return this.http?.hostname ?? this.opts.hostname;
   }
 
-  async serve(handler: (request: Request, transport?: Transport) => Promise<Response>): Promise<void> {
+  async serve(handler: (request: Request, transport?: Transport) => Response | Promise<Response>): Promise<void> {
     const o = this.opts;
     const tls = this.tls;
     this.http = Bun.serve({

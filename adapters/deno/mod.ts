@@ -107,7 +107,7 @@ export class DenoServingListener implements ServingListener {
     return Boolean(this.opts.cert && this.opts.key);
   }
 
-  serve(handler: (request: Request, transport?: Transport) => Promise<Response>): Promise<void> {
+  serve(handler: (request: Request, transport?: Transport) => Response | Promise<Response>): Promise<void> {
     const o = this.opts;
     return new Promise<void>((resolve, reject) => {
       try {

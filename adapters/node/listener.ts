@@ -43,7 +43,7 @@ const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'trans
 /** Go's TCP keep-alive period for accepted connections. */
 const tcpKeepAlive = 3 * 60 * 1000;
 
-type Handler = (request: Request, transport?: Transport) => Promise<Response>;
+type Handler = (request: Request, transport?: Transport) => Response | Promise<Response>;
 type AnyServer = http2.Http2SecureServer | https.Server;
 
 /** Go errno texts for listen failures. */
@@ -291,12 +291,16 @@ export class NodeServingListener implements ServingListener {
     });
   }
 
-  private async handle(
+  /**
+   * Synchronous when the handler is: @hono/node-server writes a Response returned as such at
+   * once, where a Promise costs it a close handler and several awaits per request.
+   */
+  private handle(
     request: Request,
     incoming: IncomingMessage | http2.Http2ServerRequest,
     outgoing: ServerResponse | http2.Http2ServerResponse,
-  ): Promise<Response> {
-    if (!this.handler) await this.handlerSet;
+  ): Response | Promise<Response> {
+    if (!this.handler) return this.handlerSet.then(() => this.handle(request, incoming, outgoing));
     const h2 = incoming.httpVersionMajor === 2;
     const session = h2 ? (incoming as http2.Http2ServerRequest).stream.session : undefined;
     const socket = (h2 ? session!.socket : incoming.socket) as tls.TLSSocket;
@@ -311,7 +315,22 @@ export class NodeServingListener implements ServingListener {
         outgoing.setHeader(name, value);
       }
     };
-    const response = await this.handler!(request, transport);
+    let out: Response | Promise<Response>;
+    try {
+      out = this.handler(request, transport);
+    } catch (err) {
+      // As a rejection, the way an async handler failed (@hono/node-server treats the two differently).
+      return Promise.reject(err);
+    }
+    return out instanceof Promise ? out.then((response) => this.answered(response, h2, outgoing, session)) : this.answered(out, h2, outgoing, session);
+  }
+
+  private answered(
+    response: Response,
+    h2: boolean,
+    outgoing: ServerResponse | http2.Http2ServerResponse,
+    session: http2.Http2Session | undefined,
+  ): Response {
     if (h2) stripHopByHopOnWriteHead(outgoing as http2.Http2ServerResponse, session);
     // Go's Shutdown disables keep-alives: responses close their connection.
     else if (this.shuttingDown) outgoing.setHeader('connection', 'close');

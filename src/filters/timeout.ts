@@ -205,10 +205,13 @@ export function withTimeoutForNonLongRunningRequests(
     if (longRunning(ctx.request, info)) return next(ctx);
     const deadline = requestDeadlineFrom(ctx) ?? ctx.receivedTimestamp + c.requestTimeout;
     const race = new TimeoutRace(ctx);
-    const promise = new Promise<Response>((resolve, reject) => {
-      race.resolve = resolve;
-      race.reject = reject;
-    });
+    // The race's Promise is made only for an asynchronous answer (the timer can fire only
+    // after this function returns, so it always exists by then).
+    const settle = () =>
+      new Promise<Response>((resolve, reject) => {
+        race.resolve = resolve;
+        race.reject = reject;
+      });
     race.cancelTimer = scheduleDeadline(deadline, race);
     let result: Response | Promise<Response>;
     try {
@@ -217,9 +220,16 @@ export function withTimeoutForNonLongRunningRequests(
       // A panic below is re-raised on the outer path, with the outer headers only.
       if (race.finish()) throw err;
       late(ctx, { err: String(err) });
-      return promise;
+      return settle();
     }
-    Promise.resolve(result).then(
+    // An answer given synchronously is always in time (the timer cannot have fired yet):
+    // return it as is, sparing the race's Promise and the outer layers' async paths.
+    if (!(result instanceof Promise)) {
+      race.finish();
+      return race.headers ? mergeInnerHeaders(ctx.responseHeaders, race.headers, result) : result;
+    }
+    const promise = settle();
+    result.then(
       (res) => {
         if (!race.finish()) {
           // The 504 is already out; free what the late answer holds.

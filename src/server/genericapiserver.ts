@@ -2,7 +2,7 @@
 // delegation, post-start and pre-shutdown hooks, health checks, PrepareRun and the
 // RunWithContext shutdown sequence. Portable: a listener is optional (edge runtimes have none).
 
-import { finalizeResponse, newRequestContext, type Handler, type Transport } from '../endpoints/request/context.ts';
+import { finalizeResponse, newRequestContext, type Handler, type RequestContext, type Transport } from '../endpoints/request/context.ts';
 import { decodedPath } from '../endpoints/request/path.ts';
 import { errorMessage, errorNegotiated, httpError, newServiceUnavailable, notFoundText } from '../endpoints/responsewriters/status.ts';
 import type { CompletedConfig } from './config.ts';
@@ -36,7 +36,7 @@ export interface PostStartHookEntry {
  * then waits up to `timeoutMs` for open requests before closing what is left.
  */
 export interface ServingListener {
-  serve(handler: (request: Request, transport?: Transport) => Promise<Response>): Promise<void>;
+  serve(handler: (request: Request, transport?: Transport) => Response | Promise<Response>): Promise<void>;
   shutdown(timeoutMs: number): Promise<void>;
   /** Resolves when the listener has stopped accepting. */
   readonly stoppedListening: Promise<void>;
@@ -147,19 +147,42 @@ export class GenericAPIServer implements DelegationTarget {
 
   /** Serves a request through the full chain. `transport` carries what only the listener knows. */
   async fetch(request: Request, transport?: Transport): Promise<Response> {
+    return this.handle(request, transport);
+  }
+
+  /**
+   * fetch() without the async layer: a Response when the chain answers synchronously (most
+   * requests), which lets a listener write it at once (@hono/node-server's fast path skips its
+   * close handler and awaits only for a non-Promise Response).
+   */
+  handle(request: Request, transport?: Transport): Response | Promise<Response> {
     const ctx = newRequestContext(request, transport);
     // Go rejects a malformed escape while parsing the request line, before any handler.
     if (decodedPath(ctx.url) === null) {
       // Go's reply to an unparsable request line: no trailing newline, no nosniff.
       return new Response('400 Bad Request', { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     }
-    let response: Response;
+    let out: Response | Promise<Response>;
     try {
-      response = await this.handler.fullHandlerChain(ctx);
+      out = this.handler.fullHandlerChain(ctx);
     } catch (err) {
-      this.config.logger.error('Unhandled error escaped the handler chain', { err: errorMessage(err) });
-      response = httpError('This request caused apiserver to panic. Look in the logs for details.', 500);
+      return this.finish(ctx, transport, this.escaped(err));
     }
+    if (out instanceof Promise) {
+      return out.then(
+        (response) => this.finish(ctx, transport, response),
+        (err: unknown) => this.finish(ctx, transport, this.escaped(err)),
+      );
+    }
+    return this.finish(ctx, transport, out);
+  }
+
+  private escaped(err: unknown): Response {
+    this.config.logger.error('Unhandled error escaped the handler chain', { err: errorMessage(err) });
+    return httpError('This request caused apiserver to panic. Look in the logs for details.', 500);
+  }
+
+  private finish(ctx: RequestContext, transport: Transport | undefined, response: Response): Response {
     if (!transport?.presetHeaders) return finalizeResponse(ctx, response);
     transport.presetHeaders(ctx.responseHeaders);
     return response;
@@ -350,7 +373,7 @@ export class GenericAPIServer implements DelegationTarget {
 
       let serverStopped: Promise<void> = Promise.resolve();
       if (listener) {
-        await listener.serve((request, transport) => this.fetch(request, transport));
+        await listener.serve((request, transport) => this.handle(request, transport));
         void listener.stoppedListening.then(() => s.HTTPServerStoppedListening.signal());
         serverStopped = stopHTTPServer.signal.aborted
           ? listener.shutdown(shutdownTimeout)

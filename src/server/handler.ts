@@ -77,15 +77,22 @@ export class APIServerHandler {
     return this.nonGoRestfulMux.serve(ctx, path);
   }
 
-  private async serveContainer(ctx: RequestContext): Promise<Response> {
+  private serveContainer(ctx: RequestContext): Response | Promise<Response> {
+    // Synchronous when the route is (Hono answers a sync handler without a Promise).
+    let out: Response | Promise<Response>;
     try {
-      return await this.goRestfulContainer.fetch(ctx.request, { ctx });
+      out = this.goRestfulContainer.fetch(ctx.request, { ctx });
     } catch (err) {
-      if (err instanceof StatusError) return errorNegotiated(err.status, ctx.request, ctx.url);
-      // go-restful renders a panic inside it as a negotiated 500 Status.
-      return errorNegotiated(newInternalError(err), ctx.request, ctx.url);
+      return containerError(ctx, err);
     }
+    return out instanceof Promise ? out.catch((err: unknown) => containerError(ctx, err)) : out;
   }
+}
+
+function containerError(ctx: RequestContext, err: unknown): Response {
+  if (err instanceof StatusError) return errorNegotiated(err.status, ctx.request, ctx.url);
+  // go-restful renders a panic inside it as a negotiated 500 Status.
+  return errorNegotiated(newInternalError(err), ctx.request, ctx.url);
 }
 
 function trimRightSlash(p: string): string {
