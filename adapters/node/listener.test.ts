@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
+import { NodeServingListener, lightResponseHeader, type NodeServingListenerOptions } from './listener.ts';
 import { NodeFileSystem } from './fs.ts';
 import { SecureServingOptions } from '../../src/server/options/serving.ts';
 import { newConfig } from '../../src/server/config.ts';
@@ -530,4 +530,24 @@ test('graceful shutdown: GOAWAY, in-flight requests finish, new connections are 
   release();
   assert.equal((await slow).body, 'done');
   await done;
+});
+
+test('lightResponseHeader answers as response.headers.get, without materialising a lightweight Response when the header is absent', async () => {
+  const { getRequestListener } = await import('@hono/node-server');
+  getRequestListener(() => new Response(null)); // installs @hono/node-server's global Response
+  const cases: [Response, string][] = [
+    [new Response('x'), 'content-length'],
+    [new Response('x'), 'content-type'],
+    [new Response(null), 'content-type'],
+    [new Response('x', { headers: { 'content-type': 'application/json' } }), 'content-length'],
+    [new Response('x', { headers: { 'Content-Length': '1' } }), 'content-length'],
+    [new Response('x', { headers: { 'content-length': ' 1 ' } }), 'content-length'],
+    [new Response('x', { headers: new Headers({ 'content-length': '1' }) }), 'content-length'],
+    [new Response('x', { headers: [['content-length', '1']] }), 'content-length'],
+    [new Response(new ReadableStream(), { status: 201 }), 'content-length'],
+  ];
+  for (const [res, name] of cases) {
+    const fresh = (): Response => res.clone();
+    assert.equal(lightResponseHeader(res, name), fresh().headers.get(name), `${name} of ${JSON.stringify([...res.headers])}`);
+  }
 });

@@ -75,7 +75,8 @@ export function withRequestMetrics(next: Handler, c: CompletedConfig): Handler {
     }
     if (ctx.user?.name === 'system:apiserver') m.selfRequests.inc([l.verb, l.resource, l.subresource]);
     if (l.verb === 'GET' || l.verb === 'LIST') {
-      const len = res.headers.get('content-length');
+      const t = ctx.transport;
+      const len = t.responseHeader ? t.responseHeader(res, 'content-length') : res.headers.get('content-length');
       if (len !== null) m.responseSizes.observe([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component], Number(len));
     }
     if (info && c.longRunningFunc(ctx.request, info) && res.body) {

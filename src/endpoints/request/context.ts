@@ -32,6 +32,11 @@ export interface Transport {
    * keeps @hono/node-server on its fast path (the Response's headers are never materialised).
    */
   presetHeaders?: (headers: Headers) => void;
+  /**
+   * `response.headers.get(name)` (name in lower case), answered where the runtime can without
+   * materialising the Response's headers (on Node that keeps @hono/node-server's fast path).
+   */
+  responseHeader?: (response: Response, name: string) => string | null;
 }
 
 /** user.Info as in k8s.io/apiserver/pkg/authentication/user. */
