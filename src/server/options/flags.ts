@@ -348,7 +348,8 @@ export class FlagSet {
   usage(command: string, width = 100): string {
     let out = `Usage:\n  ${command} [flags]\n`;
     for (const s of this.sections) {
-      const visible = s.flags.filter((f) => !f.def.hidden);
+      // pflag sorts flags by name within a section (SortFlags).
+      const visible = s.flags.filter((f) => !f.def.hidden).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (!visible.length) continue;
       out += `\n${s.name} flags:\n\n` + formatFlagUsages(visible, width);
     }
