@@ -1,7 +1,7 @@
 // Config → complete() → new(name, delegate), as k8s.io/apiserver/pkg/server/config.go.
 // Durations here are milliseconds (flags hold Go nanoseconds and convert in ApplyTo).
 
-import type { Handler, RequestContext } from '../endpoints/request/context.ts';
+import type { Handler } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import type { RequestAuthenticator } from '../authentication/authenticator.ts';
 import type { RequestHeaderConfig } from '../authentication/requestheader.ts';
@@ -177,6 +177,3 @@ export function complete(config: Config): CompletedConfig {
 export function newServer(c: CompletedConfig, name: string, delegate?: DelegationTarget): GenericAPIServer {
   return new GenericAPIServer(c, name, delegate);
 }
-
-/** The health check list type used by config consumers. */
-export type { HealthChecker, RequestContext };
