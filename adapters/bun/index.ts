@@ -10,8 +10,7 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { buildEdgeServer, edgeFileSystem, listenSettings, namesServingCert, type EdgeSettings } from '../../src/server/edge.ts';
-import { splitArgs } from '../../src/server/options/args.ts';
+import { buildProcessServer, runUntilListening, type ProcessServeSettings } from '../../src/server/edge.ts';
 import type { BuiltServer } from '../../src/server/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
@@ -37,23 +36,12 @@ interface BunNamespace {
 }
 declare const Bun: BunNamespace;
 
-export interface BunServeSettings extends EdgeSettings {
-  /** Default `--secure-port` (6443); 0 picks a free port (see the returned port). */
-  port?: number;
-  /** Default `--bind-address` (0.0.0.0). */
-  hostname?: string;
-  /**
-   * PEM certificate chain and key; default: the `--tls-cert-file`/`--tls-private-key-file` files.
-   * Without either, Bun serves plain HTTP (only behind a TLS-terminating proxy).
-   */
-  cert?: string;
-  key?: string;
+/** Without cert and key (given or from the flags) the server speaks plain HTTP, for a TLS-terminating proxy. */
+export interface BunServeSettings extends ProcessServeSettings {
   /** Offer HTTP/2 by ALPN (with TLS). Default true. */
   http2?: boolean;
   /** Trust this RFC 9440 header (e.g. `Client-Cert`) from a proxy in front for client certificates. */
   clientCertHeader?: string;
-  /** Aborting starts the server's shutdown sequence (as SIGTERM does for the Node CLI). */
-  signal?: AbortSignal;
 }
 
 export interface BunServing {
@@ -151,42 +139,8 @@ export class BunServingListener implements ServingListener {
 
 /** Builds the server (rejecting on bad flags), then runs it on Bun.serve until `signal` aborts. */
 export async function serve(settings: BunServeSettings = {}): Promise<BunServing> {
-  // With certificates this process terminates TLS, as the Node CLI does: same secure defaults.
-  const servesTLS = settings.servesTLS ?? (Boolean(settings.cert && settings.key) || namesServingCert(splitArgs(settings.flags)));
-  const withFs = { ...settings, servesTLS, fileSystem: settings.fileSystem ?? bunFileSystem };
-  const built = await buildEdgeServer(withFs);
-  const listen = await listenSettings(built, edgeFileSystem(withFs));
-  const listener = new BunServingListener({
-    port: settings.port ?? listen.port,
-    hostname: settings.hostname ?? listen.hostname,
-    cert: settings.cert ?? listen.cert,
-    key: settings.key ?? listen.key,
-    http2: settings.http2 ?? true,
-    clientCertHeader: settings.clientCertHeader,
-  });
-  const stop = new AbortController();
-  settings.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  let listening!: () => void;
-  const started = new Promise<void>((r) => (listening = r));
-  const finished = built.server.run({
-    signal: stop.signal,
-    listener: {
-      serve: (handler) => listener.serve(handler).then(listening),
-      shutdown: (ms) => listener.shutdown(ms),
-      stoppedListening: listener.stoppedListening,
-    },
-  });
-  // Resolves once listening; rejects if the listener could not start (address in use …).
-  await Promise.race([started, finished.then(() => Promise.reject(new Error('the server stopped before listening')))]);
-  return {
-    server: built.server,
-    built,
-    port: listener.port,
-    hostname: listener.hostname,
-    finished,
-    shutdown: async () => {
-      stop.abort();
-      await finished;
-    },
-  };
+  const { built, listen } = await buildProcessServer(settings, bunFileSystem);
+  const listener = new BunServingListener({ ...listen, http2: settings.http2 ?? true, clientCertHeader: settings.clientCertHeader });
+  const { finished, shutdown } = await runUntilListening(built, listener, settings.signal);
+  return { server: built.server, built, port: listener.port, hostname: listener.hostname, finished, shutdown };
 }

@@ -10,8 +10,7 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { buildEdgeServer, edgeFileSystem, listenSettings, namesServingCert, type EdgeSettings } from '../../src/server/edge.ts';
-import { splitArgs } from '../../src/server/options/args.ts';
+import { buildProcessServer, runUntilListening, type ProcessServeSettings } from '../../src/server/edge.ts';
 import type { BuiltServer } from '../../src/server/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { FileSystem } from '../../src/server/options/filesystem.ts';
@@ -34,21 +33,10 @@ interface DenoNamespace {
 }
 declare const Deno: DenoNamespace;
 
-export interface DenoServeOptions extends EdgeSettings {
-  /** Default `--secure-port` (6443); 0 picks a free port (see the returned addr). */
-  port?: number;
-  /** Default `--bind-address` (0.0.0.0). */
-  hostname?: string;
-  /**
-   * PEM certificate chain and key; default: the `--tls-cert-file`/`--tls-private-key-file` files.
-   * Without either, Deno serves plain HTTP (only behind a TLS-terminating proxy).
-   */
-  cert?: string;
-  key?: string;
+/** Without cert and key (given or from the flags) the server speaks plain HTTP, for a TLS-terminating proxy. */
+export interface DenoServeOptions extends ProcessServeSettings {
   /** Trust this RFC 9440 header (e.g. `Client-Cert`) from a proxy in front for client certificates. */
   clientCertHeader?: string;
-  /** Aborting starts the server's shutdown sequence (as SIGTERM does for the Node CLI). */
-  signal?: AbortSignal;
   onListen?: (addr: { hostname: string; port: number }) => void;
 }
 
@@ -90,13 +78,6 @@ export class DenoServingListener implements ServingListener {
   private readonly opts: DenoListenOptions;
   private markStopped!: () => void;
   readonly stoppedListening = new Promise<void>((r) => (this.markStopped = r));
-  private markListening!: () => void;
-  private failListening!: (err: unknown) => void;
-  /** Resolves once the port is bound; rejects if binding failed. */
-  readonly listening = new Promise<void>((resolve, reject) => {
-    this.markListening = resolve;
-    this.failListening = reject;
-  });
   addr?: { hostname: string; port: number };
 
   constructor(opts: DenoListenOptions) {
@@ -119,7 +100,6 @@ export class DenoServingListener implements ServingListener {
             onListen: (addr) => {
               this.addr = addr;
               o.onListen?.(addr);
-              this.markListening();
               resolve();
             },
           },
@@ -129,7 +109,6 @@ export class DenoServingListener implements ServingListener {
           },
         );
       } catch (err) {
-        this.failListening(err);
         reject(err);
       }
     });
@@ -156,32 +135,8 @@ interface DenoListenOptions {
 
 /** Builds the server (rejecting on bad flags), then runs it on Deno.serve until `signal` aborts. */
 export async function serve(options: DenoServeOptions = {}): Promise<DenoServing> {
-  // With certificates this process terminates TLS, as the Node CLI does: same secure defaults.
-  const servesTLS = options.servesTLS ?? (Boolean(options.cert && options.key) || namesServingCert(splitArgs(options.flags)));
-  const settings = { ...options, servesTLS, fileSystem: options.fileSystem ?? denoFileSystem };
-  const built = await buildEdgeServer(settings);
-  const listen = await listenSettings(built, edgeFileSystem(settings));
-  const listener = new DenoServingListener({
-    port: options.port ?? listen.port,
-    hostname: options.hostname ?? listen.hostname,
-    cert: options.cert ?? listen.cert,
-    key: options.key ?? listen.key,
-    clientCertHeader: options.clientCertHeader,
-    onListen: options.onListen ?? (() => {}),
-  });
-  const stop = new AbortController();
-  options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const finished = built.server.run({ signal: stop.signal, listener });
-  // Resolves once listening; rejects if the listener could not start (address in use …).
-  await Promise.race([listener.listening, finished.then(() => Promise.reject(new Error('the server stopped before listening')))]);
-  return {
-    server: built.server,
-    built,
-    addr: listener.addr!,
-    finished,
-    shutdown: async () => {
-      stop.abort();
-      await finished;
-    },
-  };
+  const { built, listen } = await buildProcessServer(options, denoFileSystem);
+  const listener = new DenoServingListener({ ...listen, clientCertHeader: options.clientCertHeader, onListen: options.onListen ?? (() => {}) });
+  const { finished, shutdown } = await runUntilListening(built, listener, options.signal);
+  return { server: built.server, built, addr: listener.addr!, finished, shutdown };
 }

@@ -11,6 +11,7 @@ import { buildServerFromFlags, type BuiltServer } from './build.ts';
 import type { Config } from './config.ts';
 import { splitArgs } from './options/args.ts';
 import { MemoryFileSystem, type FileSystem } from './options/filesystem.ts';
+import type { ServingListener } from './genericapiserver.ts';
 
 /** How an adapter (or an embedder) describes the server it wants. */
 export interface EdgeSettings {
@@ -272,4 +273,72 @@ function base64Decode(s: string): Uint8Array {
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
+}
+
+/** Settings of a runtime that owns its listener (Deno, Bun): where to listen, and when to stop. */
+export interface ProcessServeSettings extends EdgeSettings {
+  /** Default `--secure-port` (6443); 0 picks a free port. */
+  port?: number;
+  /** Default `--bind-address` (0.0.0.0). */
+  hostname?: string;
+  /** PEM chain and key; default: the `--tls-cert-file`/`--tls-private-key-file` files. */
+  cert?: string;
+  key?: string;
+  /** Aborting starts the server's shutdown sequence (as SIGTERM does for the Node CLI). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Builds the server for a runtime with its own listener and resolves where it listens (explicit
+ * settings win over the serving flags). With certificates this process terminates TLS, as the
+ * Node CLI does, so it gets the same secure defaults.
+ */
+export async function buildProcessServer(
+  settings: ProcessServeSettings,
+  platformFileSystem: FileSystem,
+): Promise<{ built: BuiltServer; listen: ListenSettings }> {
+  const servesTLS = settings.servesTLS ?? (Boolean(settings.cert && settings.key) || namesServingCert(splitArgs(settings.flags)));
+  const withFs = { ...settings, servesTLS, fileSystem: settings.fileSystem ?? platformFileSystem };
+  const built = await buildEdgeServer(withFs);
+  const listen = await listenSettings(built, edgeFileSystem(withFs));
+  return {
+    built,
+    listen: {
+      port: settings.port ?? listen.port,
+      hostname: settings.hostname ?? listen.hostname,
+      cert: settings.cert ?? listen.cert,
+      key: settings.key ?? listen.key,
+    },
+  };
+}
+
+/**
+ * Runs the server on `listener` until `signal` aborts. Resolves once the listener serves;
+ * rejects if the run ended first (the address was in use …).
+ */
+export async function runUntilListening(
+  built: BuiltServer,
+  listener: ServingListener,
+  signal?: AbortSignal,
+): Promise<{ finished: Promise<void>; shutdown: () => Promise<void> }> {
+  const stop = new AbortController();
+  signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  let listening!: () => void;
+  const started = new Promise<void>((r) => (listening = r));
+  const finished = built.server.run({
+    signal: stop.signal,
+    listener: {
+      serve: (handler) => listener.serve(handler).then(listening),
+      shutdown: (ms) => listener.shutdown(ms),
+      stoppedListening: listener.stoppedListening,
+    },
+  });
+  await Promise.race([started, finished.then(() => Promise.reject(new Error('the server stopped before listening')))]);
+  return {
+    finished,
+    shutdown: async () => {
+      stop.abort();
+      await finished;
+    },
+  };
 }
