@@ -7,6 +7,7 @@ import type { Logger } from '../util/logger.ts';
 import { encodeEvent } from './event.ts';
 import { handlePluginError, type AuditMetrics } from './metrics.ts';
 import { levelLess, type AuditBackend, type AuditEvent } from './types.ts';
+import { DelegatingBackend } from './union.ts';
 
 export const truncatePluginName = 'truncate';
 
@@ -22,15 +23,14 @@ function size(ev: AuditEvent): number {
   return encoder.encode(encodeEvent(ev)).byteLength + 1;
 }
 
-export class TruncateBackend implements AuditBackend {
-  private readonly delegate: AuditBackend;
+export class TruncateBackend extends DelegatingBackend {
   private readonly config: TruncateConfig;
   private readonly logger: Logger;
   private readonly metrics: AuditMetrics;
   readonly neverFails: boolean;
   constructor(delegate: AuditBackend, config: TruncateConfig, logger: Logger, metrics: AuditMetrics) {
+    super(delegate);
     this.neverFails = !!delegate.neverFails;
-    this.delegate = delegate;
     this.config = config;
     this.logger = logger;
     this.metrics = metrics;
@@ -69,16 +69,7 @@ export class TruncateBackend implements AuditBackend {
     return Promise.all(results).then((rs) => rs.every(Boolean));
   }
 
-  run(stop: Promise<void>): void | Promise<void> {
-    return this.delegate.run(stop);
-  }
-  shutdown(): Promise<void> {
-    return this.delegate.shutdown();
-  }
-  async flush(): Promise<void> {
-    await this.delegate.flush?.();
-  }
-  toString(): string {
+  override toString(): string {
     return `${truncatePluginName}<${this.delegate}>`;
   }
 }

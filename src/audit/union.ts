@@ -44,17 +44,13 @@ export function unionBackends(...backends: (AuditBackend | undefined)[]): AuditB
   return new UnionBackend(list);
 }
 
-/** Blocking mode: waits for the delegate, reports success whatever happened (errors are logged and counted by the delegate). */
-export class IgnoreErrorsBackend implements AuditBackend {
-  readonly neverFails = true;
-  private readonly delegate: AuditBackend;
+/** A backend wrapping another: run, shutdown and flush go to the delegate. */
+export abstract class DelegatingBackend implements AuditBackend {
+  protected readonly delegate: AuditBackend;
   constructor(delegate: AuditBackend) {
     this.delegate = delegate;
   }
-  processEvents(events: AuditEvent[]): boolean | Promise<boolean> {
-    const r = this.delegate.processEvents(events);
-    return typeof r === 'boolean' ? true : r.then(() => true, () => true);
-  }
+  abstract processEvents(events: AuditEvent[]): boolean | Promise<boolean>;
   run(stop: Promise<void>): void | Promise<void> {
     return this.delegate.run(stop);
   }
@@ -64,7 +60,16 @@ export class IgnoreErrorsBackend implements AuditBackend {
   async flush(): Promise<void> {
     await this.delegate.flush?.();
   }
-  toString(): string {
+}
+
+/** Blocking mode: waits for the delegate, reports success whatever happened (errors are logged and counted by the delegate). */
+export class IgnoreErrorsBackend extends DelegatingBackend {
+  readonly neverFails = true;
+  processEvents(events: AuditEvent[]): boolean | Promise<boolean> {
+    const r = this.delegate.processEvents(events);
+    return typeof r === 'boolean' ? true : r.then(() => true, () => true);
+  }
+  override toString(): string {
     return `ignoreErrors<${this.delegate}>`;
   }
 }
