@@ -212,6 +212,26 @@ export class FlowControl {
     this.options.onRejected?.(r);
   }
 
+  /** Our objects of one kind: defaulted, validated, never replacing a mandatory one; rejects recorded. */
+  private digestOwn<T extends { metadata?: { name?: string } }>(
+    kind: string,
+    raws: readonly T[] | undefined,
+    applyDefaults: (o: T) => T,
+    validate: (o: T) => string[],
+    mandatory: ReadonlySet<string>,
+    into: Map<string, T>,
+  ): void {
+    for (const raw of raws ?? []) {
+      const o = applyDefaults(structuredClone(raw));
+      const name = o.metadata?.name ?? '';
+      const errs = validate(o);
+      if (errs.length) this.reject(kind, name, invalidMessage(kind, name, errs));
+      else if (mandatory.has(name)) {
+        this.reject(kind, name, `the mandatory ${kind} ${JSON.stringify(name)} is maintained by the apiserver and cannot be replaced`);
+      } else into.set(name, o);
+    }
+  }
+
   /** digestConfigObjects, part 1: bootstrap objects, then ours (defaulted and validated). */
   private digestObjects(): void {
     const pls = this.plConfigs;
@@ -219,24 +239,8 @@ export class FlowControl {
     const fss = this.fsConfigs;
     for (const fs of [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()]) fss.set(fs.metadata.name, fs);
 
-    for (const raw of this.options.priorityLevels ?? []) {
-      const pl = defaultPriorityLevel(structuredClone(raw));
-      const name = pl.metadata?.name ?? '';
-      const errs = validatePriorityLevel(pl);
-      if (errs.length) this.reject('PriorityLevelConfiguration', name, invalidMessage('PriorityLevelConfiguration', name, errs));
-      else if (mandatoryPriorityLevelNames.has(name)) {
-        this.reject('PriorityLevelConfiguration', name, `the mandatory PriorityLevelConfiguration ${JSON.stringify(name)} is maintained by the apiserver and cannot be replaced`);
-      } else pls.set(name, pl);
-    }
-    for (const raw of this.options.flowSchemas ?? []) {
-      const fs = defaultFlowSchema(structuredClone(raw));
-      const name = fs.metadata?.name ?? '';
-      const errs = validateFlowSchema(fs);
-      if (errs.length) this.reject('FlowSchema', name, invalidMessage('FlowSchema', name, errs));
-      else if (mandatoryFlowSchemaNames.has(name)) {
-        this.reject('FlowSchema', name, `the mandatory FlowSchema ${JSON.stringify(name)} is maintained by the apiserver and cannot be replaced`);
-      } else fss.set(name, fs);
-    }
+    this.digestOwn('PriorityLevelConfiguration', this.options.priorityLevels, defaultPriorityLevel, validatePriorityLevel, mandatoryPriorityLevelNames, pls);
+    this.digestOwn('FlowSchema', this.options.flowSchemas, defaultFlowSchema, validateFlowSchema, mandatoryFlowSchemaNames, fss);
     for (const [name, fs] of fss) {
       const plName = fs.spec.priorityLevelConfiguration.name;
       if (!pls.has(plName)) {
