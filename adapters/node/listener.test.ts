@@ -551,3 +551,33 @@ test('lightResponseHeader answers as response.headers.get, without materialising
     assert.equal(lightResponseHeader(res, name), fresh().headers.get(name), `${name} of ${JSON.stringify([...res.headers])}`);
   }
 });
+
+test('fair dispatch: a burst of streams on one HTTP/2 connection does not hold up another connection\'s request', async () => {
+  const order: string[] = [];
+  // 1 ms of synchronous work per request: the burst alone keeps the event loop busy ~300 ms.
+  const l = await start({ http2MaxStreamsPerConnection: 400 }, async (request) => {
+    const t = performance.now();
+    while (performance.now() - t < 1);
+    order.push(new URL(request.url).pathname);
+    return new Response('ok');
+  });
+  const flood = h2Connect(port(l));
+  const other = h2Connect(port(l));
+  try {
+    await Promise.all([flood, other].map((s) => new Promise((r) => s.once('remoteSettings', r))));
+    const burst = Array.from({ length: 300 }, (_, i) => h2Get(flood, `/flood/${i}`));
+    await new Promise((r) => setTimeout(r, 30));
+    const single = await h2Get(other, '/other');
+    assert.equal(single.status, 200);
+    // Without fair dispatch all 300 would run first (one socket read carries the whole burst).
+    const at = order.indexOf('/other');
+    assert.ok(at >= 0 && at < 150, `the other connection's request ran ${at}th of ${order.length}`);
+    const results = await Promise.all(burst);
+    assert.ok(results.every((r) => r.status === 200 && r.body === 'ok'));
+    assert.equal(order.length, 301);
+  } finally {
+    flood.destroy();
+    other.destroy();
+    await l.shutdown(1000);
+  }
+});

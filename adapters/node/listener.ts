@@ -15,6 +15,7 @@ import type { CAContentProvider, CertKeyContent, CertKeyContentProvider } from '
 import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from '../../src/server/dynamiccertificates/sni.ts';
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
+import { FairDispatcher } from './fair-dispatch.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -40,6 +41,18 @@ const h2HeaderListSize = maxHeaderBytes + 10 * 32;
 const perStreamBuffer = 256 << 10;
 /** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (pitfall §0.1). */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+/**
+ * Node's compatibility API always asks for trailers, so a response's END_STREAM waits for a
+ * 'wantTrailers' event and a setImmediate, one more event-loop turn (two, when the body's last
+ * write must complete first). Nothing here sends trailers: without the request, the last DATA
+ * frame carries END_STREAM, as in Go.
+ */
+function respondWithoutTrailers(this: http2.ServerHttp2Stream, headers?: http2.OutgoingHttpHeaders, options?: http2.ServerStreamResponseOptions): void {
+  h2StreamRespond.call(this, headers, { ...options, waitForTrailers: false });
+}
+/** ServerHttp2Stream.prototype.respond (the class is not exported): taken from the first stream. */
+let h2StreamRespond: http2.ServerHttp2Stream['respond'];
+
 /** Go's TCP keep-alive period for accepted connections. */
 const tcpKeepAlive = 3 * 60 * 1000;
 
@@ -71,6 +84,7 @@ export class NodeServingListener implements ServingListener {
   private readonly contextCache = new Map<string, tls.SecureContext>();
   private defaultContext: tls.SecureContext | undefined;
   private byName = new Map<string, tls.SecureContext>();
+  private readonly dispatcher = new FairDispatcher();
 
   constructor(info: SecureServingInfo, opts: NodeServingListenerOptions = {}) {
     this.info = info;
@@ -158,7 +172,20 @@ export class NodeServingListener implements ServingListener {
     const info = this.info;
     const headersTimeout = this.opts.headersTimeout ?? 32_000;
     const idle = this.opts.idleTimeout ?? 90_000;
-    const listener = getRequestListener((request, env) => this.handle(request, env.incoming, env.outgoing));
+    const serve = getRequestListener((request, env) => this.handle(request, env.incoming, env.outgoing));
+    const dispatcher = this.dispatcher;
+    const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
+      const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
+      if (stream) {
+        h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
+        stream.respond = respondWithoutTrailers;
+      }
+      dispatcher.dispatch({
+        connection: stream ? stream.session! : incoming.socket,
+        alive: () => !(stream ?? incoming.socket).destroyed,
+        start: () => void serve(incoming as IncomingMessage, outgoing as ServerResponse),
+      });
+    };
     let server: AnyServer;
     if (info.disableHTTP2) {
       this.logger.info('Forcing use of http/1.1 only');

@@ -1,0 +1,91 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FairDispatcher, type PendingRequest } from './fair-dispatch.ts';
+
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+/** Requests that record their start order; `cost` advances the fake clock per start (ms). */
+function harness(turnTarget = 3, cost = 0) {
+  let clock = 0;
+  const d = new FairDispatcher(turnTarget, () => clock);
+  const started: string[] = [];
+  const request = (connection: object, name: string, alive = () => true): PendingRequest => ({
+    connection,
+    alive,
+    start: () => {
+      clock += cost;
+      started.push(name);
+    },
+  });
+  return { d, started, request };
+}
+
+async function settle(d: FairDispatcher): Promise<void> {
+  for (let i = 0; i < 1000 && d.waiting; i++) await turn();
+  assert.equal(d.waiting, 0);
+}
+
+test('without contention a request starts at once, inside dispatch', () => {
+  const { d, started, request } = harness();
+  d.dispatch(request({}, 'a'));
+  assert.deepEqual(started, ['a']);
+  assert.equal(d.waiting, 0);
+});
+
+test('beyond the turn budget requests wait; connections are served round robin, each in arrival order', async () => {
+  const { d, started, request } = harness();
+  const flood = {};
+  const other = {};
+  for (let i = 0; i < 100; i++) d.dispatch(request(flood, `f${i}`));
+  d.dispatch(request(other, 'o0'));
+  d.dispatch(request(other, 'o1'));
+  // The first turn's budget went to the flood; the other connection's requests wait, not 60 more of the flood's.
+  assert.equal(started.length, d.budget);
+  assert.equal(d.waiting, 102 - d.budget);
+  await settle(d);
+  assert.equal(started.length, 102);
+  // Round robin: o0 right after the first waiting flood request, o1 one round later.
+  const o0 = started.indexOf('o0');
+  assert.ok(o0 <= d.budget + 1, `o0 started ${o0}th`);
+  assert.equal(started.indexOf('o1'), o0 + 2);
+  assert.deepEqual(
+    started.filter((n) => n.startsWith('f')),
+    Array.from({ length: 100 }, (_, i) => `f${i}`),
+  );
+});
+
+test('while requests wait, a new connection queues too (no overtaking), then gets its round', async () => {
+  const { d, started, request } = harness();
+  const a = {};
+  for (let i = 0; i < 80; i++) d.dispatch(request(a, `a${i}`));
+  await turn(); // one drain turn
+  const b = {};
+  d.dispatch(request(b, 'b0'));
+  assert.ok(!started.includes('b0'));
+  await turn();
+  assert.ok(started.includes('b0'), 'b0 starts in the next turn');
+  await settle(d);
+});
+
+test('a request whose client went away is dropped, not started', async () => {
+  const { d, started, request } = harness();
+  const c = {};
+  for (let i = 0; i < 40; i++) d.dispatch(request(c, `c${i}`, () => i !== 35));
+  await settle(d);
+  assert.equal(started.length, 39);
+  assert.ok(!started.includes('c35'));
+});
+
+test('the budget follows the measured cost of a start: expensive requests, fewer per turn', async () => {
+  for (const [cost, expected] of [
+    [0.5, 8], // 3 ms / 0.5 ms = 6, raised to the minimum of 8
+    [0.1, 30],
+    [0.01, 256], // capped
+  ] as const) {
+    const { d, request } = harness(3, cost);
+    const conns = Array.from({ length: 10 }, () => ({}));
+    for (let i = 0; i < 3000; i++) d.dispatch(request(conns[i % 10]!, `r${i}`));
+    await settle(d);
+    assert.equal(d.budget, expected, `cost ${cost} ms`);
+  }
+});
