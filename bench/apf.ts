@@ -9,7 +9,8 @@
 //
 // Environment: BENCH_APF_DURATION (s, default 8), BENCH_APF_FLOOD_CLIENTS / _STREAMS (16/100),
 // BENCH_APF_HIGH_CLIENTS (4), BENCH_APF_WORK_MS (handler time, 20), BENCH_APF_MAX_INFLIGHT (40:
-// server concurrency 40+20 = 60 seats; workload-low gets 14 at start, workload-high 13).
+// server concurrency 40+20 = 60 seats; workload-low gets 14 at start, workload-high 13),
+// BENCH_NODE_FLAGS (the server's Node flags, default the CLI's: --max-semi-space-size=32).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import 'reflect-metadata';
 import { generateSelfSignedCertKey } from '../src/server/dynamiccertificates/generate.ts';
-import { benchPath } from './variants.ts';
+import { benchPath, serverNodeFlags } from './variants.ts';
 
 const duration = Number(process.env.BENCH_APF_DURATION ?? 8);
 const floodClients = Number(process.env.BENCH_APF_FLOOD_CLIENTS ?? 16);
@@ -37,7 +38,7 @@ writeFileSync(join(dir, 'apiserver.crt'), pem.cert);
 writeFileSync(join(dir, 'apiserver.key'), pem.key);
 
 async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'apf-server.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, [...serverNodeFlags, join(import.meta.dirname, 'apf-server.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   const rl = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     rl.on('line', (line) => {
@@ -113,7 +114,7 @@ const pid = child.pid!;
 let peak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 200);
 try {
-  console.log(`edge-apiserver APF bench: node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`edge-apiserver APF bench: node ${process.version} ${serverNodeFlags.join(' ')}, ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log(`high level: h2load -c ${highClients} -m 1 (workload-high); flood: h2load -c ${floodClients} -m ${floodStreams} (workload-low, one service account); ${duration}s each\n`);
   // Warm up, then the unloaded baseline.
   await runH2load(h2loadArgs(port, 'high', highClients, 1, 2, join(dir, 'warm.log')), join(dir, 'warm.log'));

@@ -7,8 +7,8 @@
 // Environment: BENCH_DURATION (s per run, default 8), BENCH_ROUNDS (default 3),
 // BENCH_VARIANTS (comma list, default all), BENCH_H2_CLIENTS/BENCH_H2_STREAMS (16/10),
 // BENCH_H1_CONNECTIONS (32), BENCH_PROTOCOLS (h2,h1), BENCH_PAIRED=1 (also run each variant side by side
-// with the baseline). Diagnostic variants run only when named in
-// BENCH_VARIANTS.
+// with the baseline), BENCH_NODE_FLAGS (the servers' Node flags, default the CLI's:
+// --max-semi-space-size=32). Diagnostic variants run only when named in BENCH_VARIANTS.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import https from 'node:https';
 import 'reflect-metadata';
 import { generateSelfSignedCertKey } from '../src/server/dynamiccertificates/generate.ts';
-import { benchPath, diagnostics, variants as main } from './variants.ts';
+import { benchPath, diagnostics, serverNodeFlags, variants as main } from './variants.ts';
 
 const duration = Number(process.env.BENCH_DURATION ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -69,7 +69,7 @@ writeFileSync(join(dir, 'apiserver.crt'), pem.cert);
 writeFileSync(join(dir, 'apiserver.key'), pem.key);
 
 async function startServer(name: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'server.ts'), name, dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, [...serverNodeFlags, join(import.meta.dirname, 'server.ts'), name, dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   const rl = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     rl.on('line', (line) => {
@@ -163,7 +163,7 @@ const results = new Map<string, { h2: Result[]; h1: Result[] }>();
 for (const v of selected) results.set(v.name, { h2: [], h1: [] });
 
 console.log(`edge-apiserver bench: ${selected.map((v) => v.name).join(', ')}; ${rounds} rounds × ${duration}s per protocol`);
-console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`node ${process.version} ${serverNodeFlags.join(' ')}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`h2: h2load -c ${h2Clients} -m ${h2Streams} -t 1; http/1.1: wrk -t 1 -c ${h1Conns}\n`);
 
 // Sanity: every variant answers the same status and body.

@@ -23,6 +23,8 @@ import { exportPKCS8, generateKeyPair } from 'jose';
 import { writeFileSync } from 'node:fs';
 
 export const benchPath = '/api/v1/namespaces/default/pods/bench';
+/** Node flags of every bench server, baseline included: those the CLI runs with (adapters/node/bin.mjs). */
+export const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
 export const podJSON = JSON.stringify({
   kind: 'Pod',
   apiVersion: 'v1',
