@@ -312,6 +312,50 @@ test('/debug/api_priority_and_fairness/dump_priority_levels: tabwriter-aligned c
   await p2;
 });
 
+test('/debug/api_priority_and_fairness/dump_queues and dump_requests: a row per queue and per waiting request', async () => {
+  const g = gate();
+  const t = testServer(g.handler);
+  const p1 = t.fetch('/work', 'bob');
+  await tick();
+  const before = Date.now();
+  const p2 = t.fetch('/api/v1/namespaces/ns1/pods/p1', 'bob');
+  await tick();
+  const admin = (path: string) => t.fetch(path, 'admin', ['system:masters']).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), lines: (await r.text()).split('\n') }));
+
+  const queues = await admin('/debug/api_priority_and_fairness/dump_queues');
+  assert.equal(queues.status, 200);
+  assert.equal(queues.type, 'text/plain; charset=utf-8');
+  assert.deepEqual(queues.lines[0]!.split(/,\s*/), ['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']);
+  const tiny = queues.lines.filter((l) => l.startsWith('tiny,'));
+  assert.equal(tiny.length, 1, 'one queue');
+  const cells = tiny[0]!.split(/,\s*/);
+  assert.deepEqual(cells.slice(0, 5), ['tiny', '0', '1', '1', '1']);
+  assert.match(cells[5]!, /^\d+\.\d{8}ss$/);
+  assert.deepEqual(cells.slice(6), ['1', '1', '0.00300000ss']);
+  // Exempt levels have no queues; global-default has 128.
+  assert.equal(queues.lines.filter((l) => l.startsWith('exempt,')).length, 0);
+  assert.equal(queues.lines.filter((l) => l.startsWith('global-default,')).length, 128);
+
+  const requests = await admin('/debug/api_priority_and_fairness/dump_requests');
+  assert.deepEqual(requests.lines[0]!.split(/,\s*/), ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency']);
+  assert.equal(requests.lines.length, 3, 'header, one waiting request, final newline');
+  const r = requests.lines[1]!.split(/,\s*/);
+  assert.deepEqual([...r.slice(0, 5), ...r.slice(6)], ['tiny', 'tiny', '0', '0', 'bob', '1', '0', '0s']);
+  assert.match(r[5]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/);
+  assert.ok(Math.abs(Date.parse(r[5]!) - before) < 5000);
+
+  const detailed = await admin('/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1');
+  assert.deepEqual(detailed.lines[0]!.split(/,\s*/).slice(9), ['UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource']);
+  assert.deepEqual(detailed.lines[1]!.split(/,\s*/).slice(9), ['bob', 'get', '/api/v1/namespaces/ns1/pods/p1', 'ns1', 'p1', 'v1', 'pods', '']);
+  // Unlisted, as upstream: not in the root path index.
+  assert.ok(!(await admin('/')).lines.some((l) => l.includes('api_priority_and_fairness')));
+  g.releaseAll();
+  await p1;
+  await tick();
+  g.releaseAll();
+  await p2;
+});
+
 test('fairness through the filter: a quiet user is not stuck behind a noisy one in the same level', async () => {
   const manifests = `
 apiVersion: flowcontrol.apiserver.k8s.io/v1

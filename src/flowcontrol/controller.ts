@@ -107,6 +107,7 @@ export interface Classification {
   flowSchema: FlowSchemaState;
   priorityLevel: PriorityLevelState;
   distinguisher: string;
+  digest: RequestDigest;
 }
 
 /** Per-level adaptive Retry-After (droppedRequestsTracker). */
@@ -361,7 +362,7 @@ export class FlowControl {
       }
     }
     match ??= this.flowSchemas.find((f) => f.name === 'catch-all')!;
-    return { flowSchema: match, priorityLevel: match.priorityLevel, distinguisher: flowDistinguisher(match.config, digest) };
+    return { flowSchema: match, priorityLevel: match.priorityLevel, distinguisher: flowDistinguisher(match.config, digest), digest };
   }
 
   /** Seats for a request (the work estimator, simple model): LISTs by object count when known. */
@@ -433,7 +434,7 @@ export class FlowControl {
     const series = m ? this.flowSeries(m, c.flowSchema) : undefined;
     series?.seats.observe(seats);
     const kind = mutating ? 1 : 0;
-    const a = pl.queueSet.startRequest(this.hand(c), seats, c.flowSchema.name, waitDeadline, signal);
+    const a = pl.queueSet.startRequest(this.hand(c), seats, c.flowSchema.name, waitDeadline, signal, c);
     if (a instanceof Promise) {
       this.noteCount('waiting', kind, 1);
       return a.then((r) => {

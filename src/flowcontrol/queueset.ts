@@ -5,6 +5,8 @@
 // Single-threaded by construction (the event loop is the lock). Virtual time R is in
 // seat-seconds and advances at min(seats requested, limit) / active queues per real second.
 
+import type { RequestDigest } from './match.ts';
+
 /** Why a request was not admitted (the `reason` label of rejected_requests_total). */
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
@@ -42,9 +44,28 @@ interface Queue {
   waitingSeats: number;
 }
 
+/** Who a queued request is, for the debug dumps. */
+export interface QueuedFlow {
+  distinguisher: string;
+  digest: RequestDigest;
+}
+
+/** One queue as /debug/api_priority_and_fairness/dump_queues and dump_requests show it. */
+export interface QueueDump {
+  waiting: { fsName: string; flow?: QueuedFlow; arrivedAt: number; seats: number }[];
+  executing: number;
+  seatsInUse: number;
+  /** Seat-seconds. */
+  nextDispatchR: number;
+  initialSeatsSum: number;
+  /** Seat-seconds. */
+  totalWorkSum: number;
+}
+
 interface WaitingRequest {
   seats: number;
   fsName: string;
+  flow?: QueuedFlow;
   queue: Queue;
   arrivalR: number;
   enqueuedAt: number;
@@ -104,6 +125,19 @@ export class QueueSet {
     return n;
   }
 
+  /** Dump: every queue with its waiting requests (none for exempt or queue-less levels). */
+  dump(): QueueDump[] {
+    this.syncTime();
+    return this.queues.map((q) => ({
+      waiting: q.waiting.slice(q.head).map((r) => ({ fsName: r.fsName, flow: r.flow, arrivedAt: r.enqueuedAt, seats: r.seats })),
+      executing: q.executing,
+      seatsInUse: q.seatsInUse,
+      nextDispatchR: q.nextDispatchR,
+      initialSeatsSum: q.waitingSeats,
+      totalWorkSum: q.waitingWork,
+    }));
+  }
+
   /** Number of requests waiting in queue `i` (tests, debugging). */
   queueLength(i: number): number {
     const q = this.queues[i]!;
@@ -114,7 +148,7 @@ export class QueueSet {
    * StartRequest: admits now, queues until dispatched, or rejects. `hand` is the flow's
    * shuffle-sharded queue indices (ignored without queues). `deadline` is the epoch-ms wait limit.
    */
-  startRequest(hand: readonly number[], seats: number, fsName: string, deadline: number, signal?: AbortSignal): Admission | Promise<Admission> {
+  startRequest(hand: readonly number[], seats: number, fsName: string, deadline: number, signal?: AbortSignal, flow?: QueuedFlow): Admission | Promise<Admission> {
     this.syncTime();
     if (this.isExempt) return this.admitNow(null, seats, 0);
     if (this.config.queues === 0) {
@@ -156,7 +190,7 @@ export class QueueSet {
     }
     const now = this.now();
     let immediate: Admission | undefined;
-    const req: WaitingRequest = { seats, fsName, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve: (a) => (immediate = a) };
+    const req: WaitingRequest = { seats, fsName, flow, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve: (a) => (immediate = a) };
     this.enqueue(req);
     this.boundNextDispatch(queue);
     this.dispatchAsMuchAsPossible();
