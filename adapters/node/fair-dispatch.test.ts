@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FairDispatcher, type PendingRequest } from './fair-dispatch.ts';
+import { FairDispatcher, quantum, type PendingRequest } from './fair-dispatch.ts';
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /** Requests that record their start order; `cost` advances the fake clock per start (ms). */
-function harness(turnTarget = 3, cost = 0) {
+function harness(turnTarget = 2, cost = 0) {
   let clock = 0;
   const d = new FairDispatcher(turnTarget, () => clock);
   const started: string[] = [];
@@ -32,7 +32,7 @@ test('without contention a request starts at once, inside dispatch', () => {
   assert.equal(d.waiting, 0);
 });
 
-test('beyond the turn budget requests wait; connections are served round robin, each in arrival order', async () => {
+test('beyond the turn budget requests wait; a new waiter goes first, backlogs round robin, each in arrival order', async () => {
   const { d, started, request } = harness();
   const flood = {};
   const other = {};
@@ -40,30 +40,33 @@ test('beyond the turn budget requests wait; connections are served round robin, 
   d.dispatch(request(other, 'o0'));
   d.dispatch(request(other, 'o1'));
   // The first turn's budget went to the flood; the other connection's requests wait, not 60 more of the flood's.
-  assert.equal(started.length, d.budget);
-  assert.equal(d.waiting, 102 - d.budget);
+  const budget = d.budget;
+  assert.equal(started.length, budget);
+  assert.equal(d.waiting, 102 - budget);
   await settle(d);
   assert.equal(started.length, 102);
-  // Round robin: o0 right after the first waiting flood request, o1 one round later.
-  const o0 = started.indexOf('o0');
-  assert.ok(o0 <= d.budget + 1, `o0 started ${o0}th`);
-  assert.equal(started.indexOf('o1'), o0 + 2);
+  // Both connections just started waiting: one request each (f32, o0); then the backlogs round
+  // robin, `quantum` each: f33…, then o1.
+  assert.deepEqual(started.slice(budget, budget + 2), [`f${budget}`, 'o0']);
+  assert.equal(started.indexOf('o1'), budget + 2 + quantum);
   assert.deepEqual(
     started.filter((n) => n.startsWith('f')),
     Array.from({ length: 100 }, (_, i) => `f${i}`),
   );
 });
 
-test('while requests wait, a new connection queues too (no overtaking), then gets its round', async () => {
+test('while requests wait, a new connection queues too (no overtaking), then starts first in the next turn', async () => {
   const { d, started, request } = harness();
   const a = {};
-  for (let i = 0; i < 80; i++) d.dispatch(request(a, `a${i}`));
-  await turn(); // one drain turn
+  for (let i = 0; i < 200; i++) d.dispatch(request(a, `a${i}`));
+  await turn(); // the first turn's budget went to the fast path
+  await turn(); // a's queue started once: now a backlog
   const b = {};
   d.dispatch(request(b, 'b0'));
   assert.ok(!started.includes('b0'));
+  const before = started.length;
   await turn();
-  assert.ok(started.includes('b0'), 'b0 starts in the next turn');
+  assert.equal(started[before], 'b0', 'b0 is the first to start in the next turn');
   await settle(d);
 });
 

@@ -174,15 +174,12 @@ export class NodeServingListener implements ServingListener {
     const idle = this.opts.idleTimeout ?? 90_000;
     const serve = getRequestListener((request, env) => this.handle(request, env.incoming, env.outgoing));
     const dispatcher = this.dispatcher;
+    // HTTP/1.1 requests are dispatched here; HTTP/2 streams already were (dispatchStreams).
     const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
-      const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
-      if (stream) {
-        h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
-        stream.respond = respondWithoutTrailers;
-      }
+      if (incoming.httpVersionMajor === 2) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
       dispatcher.dispatch({
-        connection: stream ? stream.session! : incoming.socket,
-        alive: () => !(stream ?? incoming.socket).destroyed,
+        connection: incoming.socket,
+        alive: () => !incoming.socket.destroyed,
         start: () => void serve(incoming as IncomingMessage, outgoing as ServerResponse),
       });
     };
@@ -232,6 +229,7 @@ export class NodeServingListener implements ServingListener {
         this.trackSession(s, idle);
       });
       server.on('sessionError', () => {});
+      this.dispatchStreams(server);
     }
     this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
@@ -288,6 +286,27 @@ export class NodeServingListener implements ServingListener {
         } finally {
           shared._sharedCreds = prev;
         }
+      });
+    });
+  }
+
+  /**
+   * HTTP/2 streams go through the fair dispatcher before Node's compatibility API builds their
+   * request and response objects: a waiting stream holds less memory (thousands may wait under
+   * a flood, and every young-generation GC copies them).
+   */
+  private dispatchStreams(server: http2.Http2SecureServer): void {
+    type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+    const compat = (server.listeners('stream') as StreamListener[]).find((f) => f.name === 'bound onServerStream');
+    if (!compat) throw new Error('HTTP/2 compatibility stream listener not found');
+    server.removeListener('stream', compat);
+    server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+      h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
+      stream.respond = respondWithoutTrailers;
+      this.dispatcher.dispatch({
+        connection: stream.session!,
+        alive: () => !stream.destroyed,
+        start: () => compat.call(server, stream, headers, flags, rawHeaders),
       });
     });
   }
