@@ -174,14 +174,13 @@ export class NodeServingListener implements ServingListener {
     const idle = this.opts.idleTimeout ?? 90_000;
     const serve = getRequestListener((request, env) => this.handle(request, env.incoming, env.outgoing));
     const dispatcher = this.dispatcher;
-    // HTTP/1.1 requests are dispatched here; HTTP/2 streams already were (dispatchStreams).
+    let streamsDispatched = false;
+    // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
     const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
-      if (incoming.httpVersionMajor === 2) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
-      dispatcher.dispatch({
-        connection: incoming.socket,
-        alive: () => !incoming.socket.destroyed,
-        start: () => void serve(incoming as IncomingMessage, outgoing as ServerResponse),
-      });
+      const start = () => void serve(incoming as IncomingMessage, outgoing as ServerResponse);
+      if (streamsDispatched && incoming.httpVersionMajor === 2) return start();
+      const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
+      dispatcher.dispatch({ connection: stream?.session ?? incoming.socket, alive: () => !(stream ?? incoming.socket).destroyed, start });
     };
     let server: AnyServer;
     if (info.disableHTTP2) {
@@ -229,7 +228,7 @@ export class NodeServingListener implements ServingListener {
         this.trackSession(s, idle);
       });
       server.on('sessionError', () => {});
-      this.dispatchStreams(server);
+      streamsDispatched = this.dispatchStreams(server);
     }
     this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
@@ -293,12 +292,13 @@ export class NodeServingListener implements ServingListener {
   /**
    * HTTP/2 streams go through the fair dispatcher before Node's compatibility API builds their
    * request and response objects: a waiting stream holds less memory (thousands may wait under
-   * a flood, and every young-generation GC copies them).
+   * a flood, and every young-generation GC copies them). False on runtimes without Node's
+   * compatibility listener: their requests are dispatched as HTTP/1.1's are.
    */
-  private dispatchStreams(server: http2.Http2SecureServer): void {
+  private dispatchStreams(server: http2.Http2SecureServer): boolean {
     type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
     const compat = (server.listeners('stream') as StreamListener[]).find((f) => f.name === 'bound onServerStream');
-    if (!compat) throw new Error('HTTP/2 compatibility stream listener not found');
+    if (!compat) return false;
     server.removeListener('stream', compat);
     server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
       h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
@@ -309,6 +309,7 @@ export class NodeServingListener implements ServingListener {
         start: () => compat.call(server, stream, headers, flags, rawHeaders),
       });
     });
+    return true;
   }
 
   /** Counts streams per session; a session without streams for `idle` ms is closed (Go IdleTimeout). */
