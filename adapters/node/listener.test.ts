@@ -581,3 +581,53 @@ test('fair dispatch: a burst of streams on one HTTP/2 connection does not hold u
     await l.shutdown(1000);
   }
 });
+
+test('HTTP/2: a response ends with its last DATA frame (END_STREAM), without an empty trailing frame', async () => {
+  const l = await start({}, async () => new Response('hello'));
+  const sock = await handshake(port(l), { ALPNProtocols: ['h2'] });
+  try {
+    assert.equal(sock.alpnProtocol, 'h2');
+    const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
+      const h = Buffer.alloc(9);
+      h.writeUIntBE(payload.length, 0, 3);
+      h[3] = type;
+      h[4] = flags;
+      h.writeUInt32BE(stream, 5);
+      return Buffer.concat([h, payload]);
+    };
+    // HPACK: literal header fields without indexing, new names, no Huffman coding.
+    const hpack = (fields: [string, string][]) =>
+      Buffer.concat(fields.flatMap(([n, v]) => [Buffer.from([0, n.length]), Buffer.from(n), Buffer.from([v.length]), Buffer.from(v)]));
+    const headers = hpack([[':method', 'GET'], [':scheme', 'https'], [':path', '/x'], [':authority', '127.0.0.1']]);
+    sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0)), frame(1, 0x4 | 0x1, 1, headers)]));
+    // Frames of stream 1 until END_STREAM.
+    const frames: { type: number; flags: number; length: number }[] = [];
+    let buf = Buffer.alloc(0);
+    await new Promise<void>((resolve, reject) => {
+      sock.on('data', (chunk: Buffer) => {
+        buf = Buffer.concat([buf, chunk]);
+        while (buf.length >= 9 && buf.length >= 9 + buf.readUIntBE(0, 3)) {
+          const length = buf.readUIntBE(0, 3);
+          const f = { type: buf[3]!, flags: buf[4]!, stream: buf.readUInt32BE(5) & 0x7fffffff, length };
+          buf = buf.subarray(9 + length);
+          if (f.stream !== 1) continue;
+          frames.push(f);
+          if (f.flags & 0x1) resolve();
+        }
+      });
+      sock.once('error', reject);
+      sock.once('close', () => reject(new Error('closed before END_STREAM')));
+    });
+    // HEADERS (type 1) then one DATA frame (type 0) carrying the body and END_STREAM.
+    assert.deepEqual(
+      frames.map((f) => [f.type, f.flags & 0x1, f.length > 0]),
+      [
+        [1, 0, true],
+        [0, 1, true],
+      ],
+    );
+  } finally {
+    sock.destroy();
+    await l.shutdown(1000);
+  }
+});
