@@ -127,7 +127,6 @@ export class QueueSet {
 
   /** Dump: every queue with its waiting requests (none for exempt or queue-less levels). */
   dump(): QueueDump[] {
-    this.syncTime();
     return this.queues.map((q) => ({
       waiting: q.waiting.slice(q.head).map((r) => ({ fsName: r.fsName, flow: r.flow, arrivedAt: r.enqueuedAt, seats: r.seats })),
       executing: q.executing,
