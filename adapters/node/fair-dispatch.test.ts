@@ -7,7 +7,8 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
 /** Requests that record their start order; `cost` advances the fake clock per start (ms). */
 function harness(turnTarget = 2, cost = 0) {
   let clock = 0;
-  const d = new FairDispatcher(turnTarget, () => clock);
+  const errors: unknown[] = [];
+  const d = new FairDispatcher(turnTarget, () => clock, (err) => errors.push(err));
   const started: string[] = [];
   const request = (connection: object, name: string, alive = () => true): PendingRequest => ({
     connection,
@@ -17,7 +18,7 @@ function harness(turnTarget = 2, cost = 0) {
       started.push(name);
     },
   });
-  return { d, started, request };
+  return { d, started, request, errors };
 }
 
 async function settle(d: FairDispatcher): Promise<void> {
@@ -91,4 +92,16 @@ test('the budget follows the measured cost of a start: expensive requests, fewer
     await settle(d);
     assert.equal(d.budget, expected, `cost ${cost} ms`);
   }
+});
+
+test('a waiting request whose start throws does not stop the others; the error is reported', async () => {
+  const { d, started, request, errors } = harness();
+  const c = {};
+  for (let i = 0; i < 40; i++) d.dispatch(request(c, `c${i}`));
+  d.dispatch({ connection: c, alive: () => true, start: () => { throw new Error('boom'); } });
+  d.dispatch(request(c, 'after'));
+  await settle(d);
+  assert.equal(started.length, 41);
+  assert.equal(started.at(-1), 'after');
+  assert.deepEqual(errors.map((e) => (e as Error).message), ['boom']);
 });

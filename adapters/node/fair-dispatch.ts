@@ -53,9 +53,12 @@ export class FairDispatcher {
   private ready: PendingRequest[][] = [];
   private readonly drain = () => this.runTurn();
 
-  constructor(turnTarget = defaultTurnTarget, now: () => number = () => performance.now()) {
+  private readonly reportError: (err: unknown) => void;
+
+  constructor(turnTarget = defaultTurnTarget, now: () => number = () => performance.now(), reportError = rethrowLater) {
     this.turnTarget = turnTarget;
     this.now = now;
+    this.reportError = reportError;
   }
 
   /** Requests that may start per turn. */
@@ -105,7 +108,7 @@ export class FairDispatcher {
     let i = 0;
     for (; i < this.fresh.length && n < this.perTurn; i++) {
       const queue = this.fresh[i]!;
-      n += startNext(queue);
+      n += startNext(queue, this.reportError);
       if (queue.length) this.ready.push(queue);
     }
     this.fresh = i < this.fresh.length ? this.fresh.slice(i) : [];
@@ -117,7 +120,7 @@ export class FairDispatcher {
       let i = 0;
       for (; i < ready.length && n < this.perTurn; i++) {
         const queue = ready[i]!;
-        for (let q = 0; q < quantum && queue.length && n < this.perTurn; q++) n += startNext(queue);
+        for (let q = 0; q < quantum && queue.length && n < this.perTurn; q++) n += startNext(queue, this.reportError);
         if (queue.length) next.push(queue);
       }
       // Connections not reached this round go first next time.
@@ -132,10 +135,24 @@ export class FairDispatcher {
   }
 }
 
-/** Starts a connection's next request unless its client went away; returns how many started. */
-function startNext(queue: PendingRequest[]): number {
+/**
+ * Starts a connection's next request unless its client went away; returns how many started. A
+ * start that throws is reported (by default rethrown outside the turn, as it would have been
+ * thrown to the emitter) so that the other waiting requests still start.
+ */
+function startNext(queue: PendingRequest[], reportError: (err: unknown) => void): number {
   const req = queue.shift()!;
   if (!req.alive()) return 0;
-  req.start();
+  try {
+    req.start();
+  } catch (err) {
+    reportError(err);
+  }
   return 1;
+}
+
+function rethrowLater(err: unknown): void {
+  queueMicrotask(() => {
+    throw err;
+  });
 }
