@@ -177,10 +177,13 @@ export class NodeServingListener implements ServingListener {
     let streamsDispatched = false;
     // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
     const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
-      const start = () => void serve(incoming as IncomingMessage, outgoing as ServerResponse);
-      if (streamsDispatched && incoming.httpVersionMajor === 2) return start();
+      if (streamsDispatched && incoming.httpVersionMajor === 2) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
-      dispatcher.dispatch({ connection: stream?.session ?? incoming.socket, alive: () => !(stream ?? incoming.socket).destroyed, start });
+      dispatcher.dispatch({
+        connection: stream?.session ?? incoming.socket,
+        alive: () => !(stream ?? incoming.socket).destroyed,
+        start: () => void serve(incoming as IncomingMessage, outgoing as ServerResponse),
+      });
     };
     let server: AnyServer;
     if (info.disableHTTP2) {
