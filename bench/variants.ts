@@ -64,19 +64,23 @@ function plainTLSServer(certDir: string, fetch: PlainFetch): Promise<{ port: num
   });
 }
 
-/** A kube-style server config answering the bench path through the full chain. */
-function edgeConfig(overrides: Partial<Config> = {}): Config {
+/**
+ * A kube-style server config answering the bench path through the full chain; with `workMs`,
+ * the handler waits that long first, like a storage round trip (synchronous otherwise).
+ */
+function edgeConfig(overrides: Partial<Config> = {}, workMs = 0): Config {
   const config = newConfig({ logger: discardLogger, ...overrides });
+  const pod = () => new Response(podJSON, { headers: { 'content-type': 'application/json' } });
   config.routeInstallers.push((s) => {
     const routes = new Hono<APIEnv>();
-    routes.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+    routes.get('/api/v1/namespaces/:namespace/pods/:name', workMs > 0 ? () => new Promise<Response>((r) => setTimeout(() => r(pod()), workMs)) : pod);
     s.handler.registerWebService('/api/v1', routes);
   });
   return config;
 }
 
-async function edgeOnNodeListener(certDir: string, overrides: Partial<Config> = {}) {
-  const config = edgeConfig(overrides);
+export async function edgeOnNodeListener(certDir: string, overrides: Partial<Config> = {}, workMs = 0) {
+  const config = edgeConfig(overrides, workMs);
   const o = new SecureServingOptions();
   Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: certDir, certFile: join(certDir, 'apiserver.crt'), keyFile: join(certDir, 'apiserver.key') });
   await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
