@@ -1,7 +1,7 @@
 // The engine seam under storage.Interface: the part of etcd v3's KV and Watch API that
 // k8s.io/apiserver/pkg/storage/etcd3/store.go actually uses (etcd's client/v3/kubernetes/client.go:
 // Get, List, Count, OptimisticPut, OptimisticDelete, Watch, Compact), and what kine emulates over SQL.
-// One storage.Interface implementation (src/storage/etcd3/store.ts) runs over every engine:
+// One storage.Interface implementation (src/storage/store.ts) runs over every engine:
 // the etcd JSON gateway, the revision log over SQL (node:sqlite, bun:sqlite, Deno, Durable Objects)
 // and memory. Revisions are etcd's: one global, strictly increasing counter, ≥ 1 once the engine
 // is open; a key's modRevision is the revision of the write that produced its current value.
