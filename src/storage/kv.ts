@@ -109,18 +109,21 @@ export interface KV {
 
 /** etcd's mvcc.ErrCompacted: the revision asked for was compacted. */
 export class CompactedError extends Error {
-  constructor(
-    readonly compactRevision: number,
-    readonly currentRevision: number,
-  ) {
+  readonly compactRevision: number;
+  readonly currentRevision: number;
+  constructor(compactRevision: number, currentRevision: number) {
     super('mvcc: required revision has been compacted');
+    this.compactRevision = compactRevision;
+    this.currentRevision = currentRevision;
   }
 }
 
 /** etcd's mvcc.ErrFutureRev: the revision asked for is newer than the engine's current one. */
 export class FutureRevisionError extends Error {
-  constructor(readonly currentRevision: number) {
+  readonly currentRevision: number;
+  constructor(currentRevision: number) {
     super('mvcc: required revision is a future revision');
+    this.currentRevision = currentRevision;
   }
 }
 
