@@ -268,12 +268,12 @@ test('reopen: data, revision, compaction and TTLs survive; a second writer on th
   const racing = new RevisionLog(
     {
       ...driver,
-      exec(sql, params) {
+      run(sql, params) {
         if (race && sql.startsWith('INSERT INTO kv_log')) {
           race = false;
           void other.update('/r/a', b('other'), u.revision); // runs synchronously up to its result
         }
-        return driver.exec(sql, params);
+        driver.run(sql, params);
       },
     },
     { compactMinRetain: 0 },

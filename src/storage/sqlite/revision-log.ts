@@ -143,7 +143,7 @@ export class RevisionLog implements KV, WatchSource {
       const max = numberOf(db.exec('SELECT MAX(id) AS id FROM kv_log')[0]?.id);
       if (max === 0 && this.compacted === 0) {
         // The bootstrap row: revision 1, so the first resourceVersion is ≥ 1 and never "0" (unset).
-        db.exec(INSERT_SQL, [BOOTSTRAP_KEY, 0, 1, 0, 0, 0, null]);
+        db.run(INSERT_SQL, [1, BOOTSTRAP_KEY, 0, 1, 0, 0, 0, null]);
         this.rev = 1;
       } else {
         // Compaction may have removed the newest row (a tombstone); it never removes rows above the
@@ -242,16 +242,17 @@ export class RevisionLog implements KV, WatchSource {
     value: Uint8Array | null,
   ): number | undefined {
     const createRevision = created || !prev ? 0 : prev.createRevision;
+    const id = this.rev + 1;
     try {
-      const rows = this.db.exec(INSERT_SQL, [key, created ? 1 : 0, deleted ? 1 : 0, createRevision, prev?.id ?? 0, lease, value]);
-      const id = numberOf(rows[0]?.id);
-      if (!id) throw new Error('the database returned no revision for an insert');
-      this.rev = id;
-      return id;
+      this.db.run(INSERT_SQL, [id, key, created ? 1 : 0, deleted ? 1 : 0, createRevision, prev?.id ?? 0, lease, value]);
     } catch (err) {
-      if (isUniqueViolation(err)) return undefined;
-      throw err;
+      if (!isUniqueViolation(err)) throw err;
+      // Another writer on the file took the revision or appended after `prev`.
+      this.rev = Math.max(this.rev, numberOf(this.db.exec('SELECT MAX(id) AS id FROM kv_log')[0]?.id));
+      return undefined;
     }
+    this.rev = id;
+    return id;
   }
 
   private failed(key: string): TxnResult {
