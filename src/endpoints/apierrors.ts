@@ -1,8 +1,9 @@
 // API errors as k8s.io/apimachinery/pkg/api/errors/errors.go builds them (messages, reasons, codes
-// and details byte for byte), over the one Status type of responsewriters/status.ts, plus the
-// field.Error list of k8s.io/apimachinery/pkg/util/validation/field/errors.go that Invalid carries.
+// and details byte for byte), over the one Status type of responsewriters/status.ts; Invalid carries
+// the field errors of src/util/validation/field.ts.
 
-import { errorMessage, goQuote, StatusError, type Status, type StatusCause } from './responsewriters/status.ts';
+import { aggregateMessage, statusCauses, type ErrorList } from '../util/validation/field.ts';
+import { errorMessage, goQuote, StatusError, type Status } from './responsewriters/status.ts';
 
 /** schema.GroupResource; String() is `resource` or `resource.group`. */
 export interface GroupResource {
@@ -97,89 +98,10 @@ export function newMethodNotSupported(gr: GroupResource, action: string): Status
   });
 }
 
-/** field.ErrorType values as they appear in a StatusCause's reason. */
-export type FieldErrorType =
-  | 'FieldValueNotFound'
-  | 'FieldValueRequired'
-  | 'FieldValueDuplicate'
-  | 'FieldValueInvalid'
-  | 'FieldValueNotSupported'
-  | 'FieldValueForbidden'
-  | 'FieldValueTooLong'
-  | 'FieldValueTooMany'
-  | 'InternalError'
-  | 'FieldValueTypeInvalid';
-
-/** field.Error. `badValue` is rendered as Go's %#v would for strings, numbers, booleans and string lists. */
-export interface FieldError {
-  type: FieldErrorType;
-  field: string;
-  badValue?: unknown;
-  detail?: string;
-}
-
-const typeText: Record<FieldErrorType, string> = {
-  FieldValueNotFound: 'Not found',
-  FieldValueRequired: 'Required value',
-  FieldValueDuplicate: 'Duplicate value',
-  FieldValueInvalid: 'Invalid value',
-  FieldValueNotSupported: 'Unsupported value',
-  FieldValueForbidden: 'Forbidden',
-  FieldValueTooLong: 'Too long',
-  FieldValueTooMany: 'Too many',
-  InternalError: 'Internal error',
-  FieldValueTypeInvalid: 'Invalid value',
-};
-
-function goValue(v: unknown): string {
-  if (typeof v === 'string') return goQuote(v);
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map(goQuote).join(', ')}}`;
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return JSON.stringify(v);
-}
-
-/** field.Error.ErrorBody. */
-export function fieldErrorBody(e: FieldError): string {
-  let s = typeText[e.type];
-  const omitValue =
-    e.type === 'FieldValueRequired' ||
-    e.type === 'FieldValueForbidden' ||
-    e.type === 'FieldValueTooLong' ||
-    e.type === 'InternalError' ||
-    e.badValue === undefined;
-  if (!omitValue) s += `: ${goValue(e.badValue)}`;
-  if (e.detail) s += `: ${e.detail}`;
-  return s;
-}
-
-/** field.Error.Error(): `<field>: <body>`, where a nil path prints `<nil>`. */
-export function fieldErrorString(e: FieldError): string {
-  return `${e.field || '<nil>'}: ${fieldErrorBody(e)}`;
-}
-
-export const field = {
-  invalid: (path: string, badValue: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: path, badValue, detail }),
-  required: (path: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: path, detail }),
-  forbidden: (path: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: path, detail }),
-  notSupported: (path: string, badValue: unknown, valid: string[]): FieldError => ({
-    type: 'FieldValueNotSupported',
-    field: path,
-    badValue,
-    detail: valid.length ? `supported values: ${valid.map(goQuote).join(', ')}` : '',
-  }),
-};
-
-/** utilerrors.NewAggregate(...).Error(): one message alone, several as `[a, b]` (duplicates dropped). */
-export function aggregateMessage(messages: string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
-}
-
-export function newInvalid(gk: GroupKind, name: string, errs: FieldError[]): StatusError {
-  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+export function newInvalid(gk: GroupKind, name: string, errs: ErrorList): StatusError {
+  const causes = statusCauses(errs);
   const what = `${gk.group ? `${gk.kind}.${gk.group}` : gk.kind} ${goQuote(name)} is invalid`;
-  const message = errs.length ? `${what}: ${aggregateMessage(errs.map(fieldErrorString))}` : what;
+  const message = errs.length ? `${what}: ${aggregateMessage(errs)}` : what;
   return failure(422, 'Invalid', message, { name, group: gk.group, kind: gk.kind, causes });
 }
 

@@ -2,8 +2,8 @@
 // (ValidateListOptions and PrepareKey of pkg/storage/interfaces.go) and the resourceVersion parser
 // of the APIObjectVersioner (pkg/storage/api_object_versioner.go).
 
-import { field } from '../endpoints/apierrors.ts';
 import { newBadRequest } from '../endpoints/apierrors.ts';
+import { invalid, Path } from '../util/validation/field.ts';
 import { goQuote } from '../endpoints/responsewriters/status.ts';
 import { InvalidError } from './errors.ts';
 import type { ListOptions } from './interfaces.ts';
@@ -94,8 +94,8 @@ export function parseResourceVersion(resourceVersion: string | undefined): numbe
   if (!resourceVersion || resourceVersion === '0') return 0;
   if (!/^\d+$/.test(resourceVersion)) {
     throw new InvalidError([
-      field.invalid(
-        'resourceVersion',
+      invalid(
+        Path.of('resourceVersion'),
         resourceVersion,
         `strconv.ParseUint: parsing ${goQuote(resourceVersion)}: invalid syntax`,
       ),
@@ -104,8 +104,8 @@ export function parseResourceVersion(resourceVersion: string | undefined): numbe
   const n = Number(resourceVersion);
   if (!Number.isSafeInteger(n)) {
     throw new InvalidError([
-      field.invalid(
-        'resourceVersion',
+      invalid(
+        Path.of('resourceVersion'),
         resourceVersion,
         `strconv.ParseUint: parsing ${goQuote(resourceVersion)}: value out of range`,
       ),

@@ -10,11 +10,9 @@ import {
   newResourceExpired,
   newServerTimeout,
   newTimeoutError,
-  fieldErrorString,
-  aggregateMessage,
-  type FieldError,
   type GroupResource,
 } from '../endpoints/apierrors.ts';
+import { aggregateMessage, type ErrorList } from '../util/validation/field.ts';
 import { StatusError } from '../endpoints/responsewriters/status.ts';
 
 export const ErrCodeKeyNotFound = 1;
@@ -78,9 +76,9 @@ export const isCorruptObject = (err: unknown) => isCode(err, ErrCodeCorruptObj);
 
 /** storage.InvalidError: a field.ErrorList (the watch cache's invalid-options answer). */
 export class InvalidError extends Error {
-  readonly errs: FieldError[];
-  constructor(errs: FieldError[]) {
-    super(aggregateMessage(errs.map(fieldErrorString)));
+  readonly errs: ErrorList;
+  constructor(errs: ErrorList) {
+    super(aggregateMessage(errs));
     this.name = 'InvalidError';
     this.errs = errs;
   }

@@ -6,6 +6,7 @@
 
 import { newBadRequest, type GroupResource } from '../endpoints/apierrors.ts';
 import { goQuote } from '../endpoints/responsewriters/status.ts';
+import { validatePathSegmentName } from '../util/validation/validation.ts';
 
 export const DefaultEtcdPrefix = '/registry';
 
@@ -29,17 +30,9 @@ export function customResourcePrefix(gr: GroupResource): string {
   return `/${gr.group}/${gr.resource}`;
 }
 
-/** path.IsValidPathSegmentName (k8s.io/apimachinery/pkg/api/validation/path). */
-export function isValidPathSegmentName(name: string): string[] {
-  if (name === '.' || name === '..') return [`may not be '${name}'`];
-  const errs: string[] = [];
-  for (const illegal of ['/', '%']) if (name.includes(illegal)) errs.push(`may not contain '${illegal}'`);
-  return errs;
-}
-
 function checkName(name: string): void {
   if (!name) throw newBadRequest('Name parameter required.');
-  const msgs = isValidPathSegmentName(name);
+  const msgs = validatePathSegmentName(name, false);
   if (msgs.length) throw newBadRequest(`Name parameter invalid: ${goQuote(name)}: ${msgs.join(';')}`);
 }
 

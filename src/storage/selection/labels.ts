@@ -1,7 +1,8 @@
 // Label selectors with upstream's syntax, validation and messages (k8s.io/apimachinery/pkg/labels/
 // selector.go: the lexer, the parser and NewRequirement; validation from pkg/util/validation).
 
-import { aggregateMessage, field, fieldErrorString, type FieldError } from '../../endpoints/apierrors.ts';
+import { aggregateMessage, FieldError, invalid, Path, type ErrorList } from '../../util/validation/field.ts';
+import { validateLabelValue, validateQualifiedName } from '../../util/validation/validation.ts';
 
 export type Operator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -90,56 +91,6 @@ function requirementString(r: Requirement): string {
   }
 }
 
-// pkg/util/validation: qualified names and label values.
-const qualifiedNameFmt = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const labelValueFmt = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const qualifiedNameErr =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric " +
-  "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is " +
-  "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const dns1123SubdomainErr =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must " +
-  "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
-  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-/** validation.IsQualifiedName. */
-export function isQualifiedName(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) name = parts[0]!;
-  else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else {
-      if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-      if (!dns1123Subdomain.test(prefix)) errs.push('prefix part ' + dns1123SubdomainErr);
-    }
-  } else {
-    return ['a qualified name ' + qualifiedNameErr + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (!qualifiedNameFmt.test(name)) errs.push('name part ' + qualifiedNameErr);
-  return errs;
-}
-
-/** validation.IsValidLabelValue. */
-export function isValidLabelValue(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (!labelValueFmt.test(value)) {
-    errs.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must " +
-        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used " +
-        "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-    );
-  }
-  return errs;
-}
-
 export class SelectorParseError extends Error {
   constructor(message: string) {
     super(message);
@@ -149,38 +100,38 @@ export class SelectorParseError extends Error {
 
 /** labels.NewRequirement's checks; the message is the aggregate of field errors. */
 function newRequirement(key: string, op: Operator, values: string[]): Requirement {
-  const errs: FieldError[] = [];
-  const keyErrs = isQualifiedName(key);
-  if (keyErrs.length) errs.push(field.invalid('key', key, keyErrs.join('; ')));
+  const errs: ErrorList = [];
+  const keyErrs = validateQualifiedName(key);
+  if (keyErrs.length) errs.push(invalid(Path.of('key'), key, keyErrs.join('; ')));
   switch (op) {
     case 'in':
     case 'notin':
-      if (!values.length) errs.push(field.invalid('values', values, "for 'in', 'notin' operators, values set can't be empty"));
+      if (!values.length) errs.push(invalid(Path.of('values'), values, "for 'in', 'notin' operators, values set can't be empty"));
       break;
     case '=':
     case '==':
     case '!=':
-      if (values.length !== 1) errs.push(field.invalid('values', values, 'exact-match compatibility requires one single value'));
+      if (values.length !== 1) errs.push(invalid(Path.of('values'), values, 'exact-match compatibility requires one single value'));
       break;
     case 'exists':
     case '!':
-      if (values.length) errs.push(field.invalid('values', values, 'values set must be empty for exists and does not exist'));
+      if (values.length) errs.push(invalid(Path.of('values'), values, 'values set must be empty for exists and does not exist'));
       break;
     case 'gt':
     case 'lt':
-      if (values.length !== 1) errs.push(field.invalid('values', values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      if (values.length !== 1) errs.push(invalid(Path.of('values'), values, "for 'Gt', 'Lt' operators, exactly one value is required"));
       values.forEach((v, i) => {
         if (!/^[+-]?\d+$/.test(v)) {
-          errs.push(field.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+          errs.push(invalid(Path.of('values').index(i), v, "for 'Gt', 'Lt' operators, the value must be an integer"));
         }
       });
       break;
   }
   values.forEach((v, i) => {
-    const ve = isValidLabelValue(v);
-    if (ve.length) errs.push(field.invalid(`values[${i}][${key}]`, v, ve.join('; ')));
+    const ve = validateLabelValue(v);
+    if (ve.length) errs.push(invalid(Path.of('values').index(i).key(key), v, ve.join('; ')));
   });
-  if (errs.length) throw new SelectorParseError(aggregateMessage(errs.map(fieldErrorString)));
+  if (errs.length) throw new SelectorParseError(aggregateMessage(errs));
   return { key, operator: op, values };
 }
 
@@ -257,8 +208,9 @@ export function parseLabelSelector(selector: string): LabelSelector {
     }
     if (t.tok !== 'id') throw new SelectorParseError(`found '${t.lit}', expected: identifier`);
     const key = t.lit;
-    const keyErrs = isQualifiedName(key);
-    if (keyErrs.length) throw new SelectorParseError(fieldErrorString(field.invalid('', key, keyErrs.join('; '))));
+    const keyErrs = validateQualifiedName(key);
+    if (keyErrs.length) // A nil field path prints as <nil> in upstream's message.
+      throw new SelectorParseError(new FieldError('FieldValueInvalid', '<nil>', key, keyErrs.join('; ')).toString());
     const next = look(true).tok;
     if (next === 'eos' || next === ',') return newRequirement(key, op === '!' ? '!' : 'exists', []);
     if (op === '!') return newRequirement(key, '!', []);
