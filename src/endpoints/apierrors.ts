@@ -87,6 +87,10 @@ export function newServerTimeout(gr: GroupResource, operation: string, retryAfte
   );
 }
 
+export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return failure(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
 export function newServiceUnavailable(message: string): StatusError {
   return failure(503, 'ServiceUnavailable', message);
 }

@@ -551,14 +551,16 @@ export const storageCases: StorageCase[] = [
     equal(w.changes.length, 1);
     await w.stop();
   }),
-  storageCase('watch from a compacted resourceVersion: an ERROR event with 410 Expired, then the end', async ({ s, kv, prefix }) => {
+  storageCase('watch from a compacted resourceVersion: an ERROR event with 410 Expired, then the end', async ({ s, kv, prefix, gr, subject }) => {
     const a = await s.create(`${prefix}/ns/a`, obj('a'));
     await s.guaranteedUpdate(`${prefix}/ns/a`, false, undefined, (o) => ({ object: { ...o, spec: { n: 1 } } }));
     await s.guaranteedUpdate(`${prefix}/ns/a`, false, undefined, (o) => ({ object: { ...o, spec: { n: 2 } } }));
     await kv.compact(await kv.currentRevision());
+    // A storage built after the compaction (a watch cache then starts from the current revision).
+    const fresh = await subject.newStorage(prefix, gr);
     let w: Events;
     try {
-      w = await watch(s, prefix, { recursive: true, resourceVersion: String(rvOf(a) - 1) });
+      w = await watch(fresh, prefix, { recursive: true, resourceVersion: String(rvOf(a) - 1) });
     } catch (err) {
       fail(`watch must answer with an ERROR event, not throw (${String(err)})`);
     }
@@ -573,6 +575,7 @@ export const storageCases: StorageCase[] = [
       st.message === 'The resourceVersion for the provided watch is too old.' || /^too old resource version: \d+ \(\d+\)$/.test(String(st.message)),
       String(st.message),
     );
+    await subject.release?.(fresh);
   }),
   storageCase('watch: progress notifications become BOOKMARKs with the current revision', async ({ s, prefix, subject, gr }) => {
     const a = await s.create(`${prefix}/ns/a`, obj('a'));
