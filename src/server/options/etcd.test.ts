@@ -71,6 +71,9 @@ test("EtcdOptions: upstream's validation messages", () => {
   assert.deepEqual(parsed(['--storage-backend=etcd2']).validate(), [
     "--storage-backend invalid, allowed values: etcd3, memory, sqlite. If not specified, it will default to 'sqlite', or to 'etcd3' when --etcd-servers is set",
   ]);
+  assert.deepEqual(parsed(['--etcd-servers=http://a:2379,localhost:2379']).validate(), [
+    '--etcd-servers invalid: "localhost:2379" is not a URL of the form scheme://host:port (scheme http or https)',
+  ]);
   assert.deepEqual(parsed(['--lease-reuse-duration-seconds=-1']).validate(), ['--lease-reuse-duration-seconds can not be negative value']);
   assert.throws(() => parsed(['--etcd-compaction-interval=5']), /missing unit in duration "5"/);
   assert.throws(() => parsed(['--watch-cache=maybe']), /invalid syntax/);

@@ -97,6 +97,11 @@ export class EtcdOptions implements OptionsGroup {
         `--storage-backend invalid, allowed values: ${storageTypes.join(', ')}. If not specified, it will default to 'sqlite', or to 'etcd3' when --etcd-servers is set`,
       );
     }
+    for (const server of this.etcdServers.value) {
+      if (!/^https?:\/\/[^/]+\/?$/.test(server)) {
+        errors.push(`--etcd-servers invalid: ${JSON.stringify(server)} is not a URL of the form scheme://host:port (scheme http or https)`);
+      }
+    }
     if (this.leaseReuseDurationSeconds.value < 0) errors.push('--lease-reuse-duration-seconds can not be negative value');
     return errors;
   }
