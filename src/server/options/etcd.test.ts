@@ -8,6 +8,7 @@ import { newConfig } from '../config.ts';
 import { discardLogger } from '../../util/logger.ts';
 import { EtcdKV } from '../../storage/etcd3/kv.ts';
 import type { KV } from '../../storage/kv.ts';
+import { MemoryKV } from '../../storage/memory/kv.ts';
 
 function parsed(args: string[], certDir = '/var/run/kubernetes'): EtcdOptions {
   const o = new EtcdOptions(() => certDir);
@@ -137,8 +138,11 @@ test('EtcdOptions.applyTo: sqlite from the platform; explicit sqlite without a b
     /--storage-backend=sqlite: this platform provides no SQLite binding/,
   );
   const m = newConfig();
-  await parsed([]).applyTo(m, { fileSystem: new MemoryFileSystem(), logger: discardLogger, storage: { openMemory: () => fake } });
+  await parsed([]).applyTo(m, { fileSystem: new MemoryFileSystem(), logger: discardLogger });
   assert.equal(m.storage?.config.type, 'memory');
+  assert.ok(m.storage?.kv instanceof MemoryKV);
+  assert.deepEqual(m.readyzChecks.map((h) => h.name), ['ping', 'log', 'etcd', 'etcd-readiness']);
+  await m.storage!.close();
 });
 
 test('EtcdOptions.applyTo: TLS files — both certificate and key, read from the file system, need a platform TLS fetch', async () => {

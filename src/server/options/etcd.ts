@@ -130,11 +130,8 @@ export class EtcdOptions implements OptionsGroup {
     if (!this.storageBackend) return;
     const storageConfig = this.storageConfig();
     const platform = ctx.storage ?? {};
-    if (storageConfig.type === 'sqlite' && !this.storageBackend.changed && !platform.openSQLite) {
-      // The implicit default on a platform without a SQLite binding (embedders, tests): memory.
-      if (!platform.openMemory) return;
-      storageConfig.type = 'memory';
-    }
+    // The implicit default on a platform without a SQLite binding (embedders, tests): memory.
+    if (storageConfig.type === 'sqlite' && !this.storageBackend.changed && !platform.openSQLite) storageConfig.type = 'memory';
     const backend = await openStorageBackend(storageConfig, platform, {
       readTextFile: (path) => readTextFile(ctx.fileSystem, path),
       logger: ctx.logger,

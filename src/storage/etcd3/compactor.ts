@@ -89,6 +89,7 @@ export class EtcdCompactor {
   private schedule(): void {
     if (this.stopped.signal.aborted) return;
     this.timer = setTimeout(() => void this.tick(), this.opts.intervalMs);
+    (this.timer as { unref?: () => void }).unref?.();
   }
 
   /** One interval's work (exposed for tests). */

@@ -6,6 +6,7 @@
 import type { KV } from '../kv.ts';
 import type { Logger } from '../../util/logger.ts';
 import { EtcdKV } from '../etcd3/kv.ts';
+import { MemoryKV } from '../memory/kv.ts';
 import { EtcdCompactor } from '../etcd3/compactor.ts';
 import type { EtcdFetch } from '../etcd3/client.ts';
 import type { StorageBackendConfig } from './config.ts';
@@ -27,7 +28,7 @@ export interface StoragePlatform {
   etcdFetch?: (tls: EtcdTLSMaterial) => EtcdFetch;
   /** The fetch for plain etcd endpoints (default: the global fetch). */
   fetch?: EtcdFetch;
-  /** The memory engine (src/storage/memory), when the build includes it. */
+  /** Replaces the memory engine (default: src/storage/memory). */
   openMemory?: () => KV;
 }
 
@@ -57,10 +58,8 @@ export async function openStorageBackend(config: StorageBackendConfig, platform:
   const own = await platform.openKV?.(config);
   if (own) return simpleBackend(config, own);
   switch (config.type) {
-    case 'memory': {
-      if (!platform.openMemory) throw new Error('--storage-backend=memory: the memory engine is not available in this build');
-      return simpleBackend(config, platform.openMemory());
-    }
+    case 'memory':
+      return simpleBackend(config, platform.openMemory?.() ?? new MemoryKV());
     case 'sqlite': {
       if (!platform.openSQLite) {
         throw new Error('--storage-backend=sqlite: this platform provides no SQLite binding; use --etcd-servers or --storage-backend=memory');
