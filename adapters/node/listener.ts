@@ -235,6 +235,8 @@ export class NodeServingListener implements ServingListener {
     }
     this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
+      // A reset before TLS or HTTP takes the socket over is this connection's end only.
+      socket.on('error', ignoreError);
       socket.setKeepAlive(true, tcpKeepAlive);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -326,7 +328,13 @@ export class NodeServingListener implements ServingListener {
       timer.unref();
     };
     arm();
-    s.on('stream', (stream) => {
+    s.on('stream', (stream: http2.ServerHttp2Stream) => {
+      // Every stream has an 'error' listener from its first event on: a stream waiting in the fair
+      // dispatcher has no compatibility objects (whose listeners would take the error) yet, and a
+      // session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
+      // destroys its streams with that error. Unheard, it would end the process; it ends this
+      // client's streams only (Go's http2 server logs such errors at verbose levels only).
+      stream.on('error', ignoreError);
       active++;
       if (timer) clearTimeout(timer);
       timer = undefined;
@@ -334,7 +342,7 @@ export class NodeServingListener implements ServingListener {
         if (--active === 0 && !s.closed && !s.destroyed) arm();
       });
     });
-    s.on('error', () => {});
+    s.on('error', ignoreError);
     s.once('close', () => {
       if (timer) clearTimeout(timer);
       this.sessions.delete(s);
@@ -559,6 +567,9 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   chains.set(socket, chain);
   return chain;
 }
+
+/** A client's protocol error ends its stream or session (Node has destroyed it), nothing else. */
+function ignoreError(): void {}
 
 /** Go's tlsRecordHeaderLooksLikeHTTP. */
 function looksLikeHTTP(b: Buffer): boolean {
