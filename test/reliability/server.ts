@@ -1,4 +1,4 @@
-// The server under attack: the real `edge-apiserver` command (adapters/node/bin.mjs) in a child
+// The server under attack: the real `edge-apiserver` command (cli.ts main, via cli-fixture.ts) in a child
 // process on a free port, with a token file (one user per role), its log captured (to prove no
 // credential reaches it), its RSS readable from /proc, and a liveness probe.
 
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { probe } from './probe.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
-const bin = join(root, 'adapters/node/bin.mjs');
+const fixture = join(root, 'test/reliability/cli-fixture.ts');
 
 /** The token of the token-file user `admin` (group system:masters). */
 export const adminToken = 'reliability-admin-token-6f1d2c';
@@ -40,7 +40,10 @@ export async function freePort(): Promise<number> {
  * Starts the command with `args` after the defaults (loopback bind, cert dir, token file);
  * resolves once `/healthz` answers over both protocols.
  */
-export async function startServer(args: string[] = [], { tokenFile = true } = {}): Promise<ServerUnderTest> {
+export async function startServer(
+  args: string[] = [],
+  { tokenFile = true, env = {} }: { tokenFile?: boolean; env?: Record<string, string> } = {},
+): Promise<ServerUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-reliability-'));
   const port = await freePort();
   const tokens = join(dir, 'tokens.csv');
@@ -48,14 +51,15 @@ export async function startServer(args: string[] = [], { tokenFile = true } = {}
   const proc = spawn(
     process.execPath,
     [
-      bin,
+      '--max-semi-space-size=32',
+      fixture,
       '--bind-address=127.0.0.1',
       `--secure-port=${port}`,
       `--cert-dir=${join(dir, 'certs')}`,
       ...(tokenFile ? [`--token-auth-file=${tokens}`] : []),
       ...args,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1', ...env } },
   );
   let out = '';
   proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
