@@ -181,7 +181,7 @@ export class NodeServingListener implements ServingListener {
       // Node's HTTP/1 parser passes `HTTP/2.0` and `HTTP/0.9` request lines; Go's server refuses
       // every version but 1.x on an HTTP/1 connection (http1ServerSupportsRequest).
       if (!h2 && incoming.httpVersionMajor !== 1) return void incoming.socket.end(unsupportedVersion);
-      if (streamsDispatched && h2) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
+      if (streamsDispatched && h2) return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
       dispatcher.dispatch({
         connection: stream?.session ?? incoming.socket,

@@ -56,7 +56,7 @@ export function settings(values: [number, number][] = [], ack = false): Buffer {
   return frame(FrameType.SETTINGS, ack ? Flags.ACK : 0, 0, p);
 }
 
-export function ping(data = Buffer.alloc(8), ack = false): Buffer {
+export function ping(data: Uint8Array = Buffer.alloc(8), ack = false): Buffer {
   return frame(FrameType.PING, ack ? Flags.ACK : 0, 0, data);
 }
 
@@ -153,13 +153,13 @@ export interface Frame {
   type: number;
   flags: number;
   streamId: number;
-  payload: Buffer;
+  payload: Buffer<ArrayBufferLike>;
 }
 
 /** What the client learnt of a stream. */
 export interface StreamResult {
   status?: number;
-  body: Buffer;
+  body: Buffer<ArrayBufferLike>;
   rst?: number;
   ended: boolean;
 }
@@ -271,7 +271,7 @@ export class RawH2 {
   readonly streams = new Map<number, StreamResult>();
   goaway?: { lastStreamId: number; code: number; debug: string };
   closed = false;
-  private buf = Buffer.alloc(0);
+  private buf: Buffer<ArrayBufferLike> = Buffer.alloc(0);
   private waiters: (() => void)[] = [];
   private readonly autoAck: boolean;
   /** A header block being continued (CONTINUATION). */

@@ -10,7 +10,7 @@ const timeoutMs = 5000;
 export function h1Get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, agent: false, ALPNProtocols: ['http/1.1'], timeout: timeoutMs },
+      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, agent: false, timeout: timeoutMs },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
