@@ -86,7 +86,7 @@ interface Expect {
 
 interface Case {
   name: string;
-  attack: (c: RawH2) => Promise<void> | void;
+  attack: (c: RawH2) => unknown;
   expect: Expect;
 }
 
