@@ -202,7 +202,7 @@ export interface NegotiatedStatusOutput {
 
 /**
  * The part of NegotiateOutputMediaType that matters for Status bodies. Only JSON is encoded
- * here; protobuf/YAML clauses are skipped (README: "What differs").
+ * here; protobuf/YAML clauses are skipped (docs/differences.md).
  */
 export function negotiateStatusOutput(request: Request, url?: URL): NegotiatedStatusOutput {
   const accept = request.headers.get('accept');
