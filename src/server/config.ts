@@ -104,6 +104,8 @@ export interface Config {
   fileSystem?: FileSystem;
   /** Audit policy and backend (AuditPolicyRuleEvaluator, AuditBackend); WithAudit needs both. */
   audit?: import('../audit/types.ts').AuditConfig;
+  /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
+  storage?: import('../storage/storagebackend/open.ts').StorageBackend;
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
