@@ -179,8 +179,8 @@ export class Store implements Interface {
     let limit = pred.limit;
     const items: StorageObject[] = [];
     let lastKey = '';
-    let hasMore = false;
-    let count = 0;
+    let hasMore: boolean;
+    let count: number;
     for (;;) {
       const resp = await this.kvRead(
         () => this.kv.list(keyPrefix, { revision: withRev || undefined, limit: limit || undefined, startKey: continueKey || undefined }),
@@ -235,7 +235,7 @@ export class Store implements Interface {
       return await read();
     } catch (err) {
       if (err instanceof FutureRevisionError || (err as Error)?.name === 'FutureRevisionError') {
-        let current = 0;
+        let current: number;
         try {
           current = await this.kv.currentRevision();
         } catch {
