@@ -177,7 +177,7 @@ export interface ListenSettings {
 /**
  * The serving flags as a listener outside Node uses them: port, address and the certificate
  * files (read through the same file system as every other option). Certificate generation,
- * SNI and reload stay with the Node listener (README "Differences from the Node listener").
+ * SNI and reload stay with the Node listener (docs/edge.md "Differences from the Node listener").
  */
 export async function listenSettings(built: BuiltServer, fileSystem: FileSystem): Promise<ListenSettings> {
   const flag = (name: string): string => {
