@@ -55,25 +55,33 @@ function fromWire(e: WireError): Error {
 
 /** The KV of one Store object. `name` picks the object (one per cluster: "registry"). */
 export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
-  const stub = ns.get(ns.idFromName(name));
+  const id = ns.idFromName(name);
+  let stub = ns.get(id);
   let compacted = 0;
-  const unwrap = async <T>(p: Promise<Wire<T>>): Promise<T> => {
-    const w = await p;
+  const unwrap = async <T>(call: (s: StoreStub) => Promise<Wire<T>>): Promise<T> => {
+    let w: Wire<T>;
+    try {
+      w = await call(stub);
+    } catch (err) {
+      // A stub is unusable after the object threw or was reset: take a new one for the next call.
+      stub = ns.get(id);
+      throw err;
+    }
     compacted = Math.max(compacted, w.compacted);
     if ('error' in w) throw fromWire(w.error);
     return w.ok;
   };
   return {
-    get: (key, opts) => unwrap(stub.get(key, opts)),
-    list: (prefix, opts) => unwrap(stub.list(prefix, opts)),
-    count: (prefix) => unwrap(stub.count(prefix)),
-    create: (key, value, opts) => unwrap(stub.create(key, value, opts)),
-    update: (key, value, rev, opts) => unwrap(stub.update(key, value, rev, opts)),
-    delete: (key, rev) => unwrap(stub.delete(key, rev)),
-    currentRevision: () => unwrap(stub.currentRevision()),
-    compact: (revision) => unwrap(stub.compact(revision)),
+    get: (key, opts) => unwrap((s) => s.get(key, opts)),
+    list: (prefix, opts) => unwrap((s) => s.list(prefix, opts)),
+    count: (prefix) => unwrap((s) => s.count(prefix)),
+    create: (key, value, opts) => unwrap((s) => s.create(key, value, opts)),
+    update: (key, value, rev, opts) => unwrap((s) => s.update(key, value, rev, opts)),
+    delete: (key, rev) => unwrap((s) => s.delete(key, rev)),
+    currentRevision: () => unwrap((s) => s.currentRevision()),
+    compact: (revision) => unwrap((s) => s.compact(revision)),
     compactRevision: () => compacted,
-    readinessCheck: () => unwrap(stub.readinessCheck()),
+    readinessCheck: () => unwrap((s) => s.readinessCheck()),
     close: async () => {},
     watch(prefix: string, opts: WatchOptions): AsyncIterable<WatchResponse> {
       return {

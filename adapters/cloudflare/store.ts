@@ -111,7 +111,7 @@ export function storeOptions(env: Record<string, unknown> | undefined): Revision
 
 /** The Durable Object class (`class_name = "Store"`): one revision log per object. */
 export class Store extends DurableObject<Record<string, unknown>> {
-  private readonly log: RevisionLog;
+  protected readonly log: RevisionLog;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
