@@ -27,7 +27,12 @@ export interface StoreStub {
   list(prefix: string, opts?: ListOptions): Promise<Wire<ListResult>>;
   count(prefix: string): Promise<Wire<{ revision: number; count: number }>>;
   create(key: string, value: Uint8Array, opts?: { ttlSeconds?: number }): Promise<Wire<TxnResult>>;
-  update(key: string, value: Uint8Array, expectedRevision: number, opts?: { ttlSeconds?: number }): Promise<Wire<TxnResult>>;
+  update(
+    key: string,
+    value: Uint8Array,
+    expectedRevision: number,
+    opts?: { ttlSeconds?: number },
+  ): Promise<Wire<TxnResult>>;
   delete(key: string, expectedRevision: number): Promise<Wire<TxnResult>>;
   currentRevision(): Promise<Wire<number>>;
   compact(revision: number): Promise<Wire<void>>;
@@ -49,7 +54,12 @@ function fromWire(e: WireError): Error {
     err.message = e.message;
     return err;
   }
-  const err = e.name === 'RangeError' ? new RangeError(e.message) : e.name === 'TypeError' ? new TypeError(e.message) : new Error(e.message);
+  const err =
+    e.name === 'RangeError'
+      ? new RangeError(e.message)
+      : e.name === 'TypeError'
+        ? new TypeError(e.message)
+        : new Error(e.message);
   return err;
 }
 
@@ -96,7 +106,10 @@ export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
           const cursor = await Promise.race([opening, aborted]);
           if (cursor === null) {
             // Stopped while the object was opening the watch: close it once it exists.
-            opening.then((c) => c.close(), () => {});
+            opening.then(
+              (c) => c.close(),
+              () => {},
+            );
             return;
           }
           try {

@@ -37,7 +37,12 @@ try {
         await c.run(kv);
         line = { suite, name: c.name, ok: true };
       } catch (err) {
-        line = { suite, name: c.name, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+        line = {
+          suite,
+          name: c.name,
+          ok: false,
+          error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        };
       } finally {
         await kv.close();
       }

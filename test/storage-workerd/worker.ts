@@ -80,7 +80,10 @@ export default {
       await c.run(kv);
       return Response.json({ ok: true });
     } catch (err) {
-      return Response.json({ ok: false, error: err instanceof Error ? `${err.name}: ${err.message}\n${err.stack}` : String(err) });
+      return Response.json({
+        ok: false,
+        error: err instanceof Error ? `${err.name}: ${err.message}\n${err.stack}` : String(err),
+      });
     }
   },
 };
