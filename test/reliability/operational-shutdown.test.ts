@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile, runLoad, summarize, type LoadOptions, type LoadResult, type RequestRecord } from './load-client.ts';
+import { openIdleConnections, percentile, runLoad, summarize, type IdleConnection, type IdleKind, type LoadOptions, type LoadResult, type RequestRecord } from './load-client.ts';
 import { freePort, gracefulEvents, killAll, probe, startServer, tokenFile, waitServed, type Probe } from './operational-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-ops-'));
@@ -100,11 +100,19 @@ test('SIGTERM under load (16 connections, HTTP/1.1 + HTTP/2): no in-flight reque
   // The lifecycle signals, in order (k8s-serving-lifecycle.md §3.4, §10 item 13).
   const events = gracefulEvents(srv.stderr());
   const names = events.map((e) => e.name);
-  assert.deepEqual(
-    names,
-    ['ShutdownInitiated', 'PreShutdownHooksStopped', 'AfterShutdownDelayDuration', 'NotAcceptingNewRequest', 'HTTPServerStoppedListening', 'InFlightRequestsDrained', 'exiting'],
-    srv.stderr(),
-  );
+  const order = [
+    ['ShutdownInitiated', 'AfterShutdownDelayDuration'],
+    ['AfterShutdownDelayDuration', 'NotAcceptingNewRequest'],
+    ['PreShutdownHooksStopped', 'NotAcceptingNewRequest'],
+    ['NotAcceptingNewRequest', 'HTTPServerStoppedListening'],
+    ['NotAcceptingNewRequest', 'InFlightRequestsDrained'],
+    ['InFlightRequestsDrained', 'exiting'],
+    ['HTTPServerStoppedListening', 'exiting'],
+  ];
+  for (const [a, b] of order) {
+    assert.ok(names.includes(a!) && names.indexOf(a!) < names.indexOf(b!), `${a} before ${b}: ${names.join(', ')}`);
+  }
+  assert.equal(names.length, 7, names.join(', '));
   const at = Object.fromEntries(events.map((e) => [e.name, e.at])) as Record<string, number>;
   assert.ok(at.ShutdownInitiated! >= sigAt - 5, 'ShutdownInitiated after the signal');
   assert.ok(at.AfterShutdownDelayDuration! - at.ShutdownInitiated! >= delay - 5, 'the --shutdown-delay-duration window');
@@ -192,5 +200,37 @@ test('rolling restart with --permit-port-sharing under load: zero failed request
   assert.ok(late.length > 0 && late.every((r) => r.servedBy === String(b.pid)), 'after the old process exited, the new one serves');
   const retried = records.filter((r) => r.attempts.length > 1);
   t.diagnostic(`rolling restart: ${figures(records)}; ${retried.length} retried once (first attempt: ` +
-    `${JSON.stringify(summarize(retried.map((r) => ({ ...r, ...r.attempts[0]! }))))}); steps (ms): ${steps.join(', ')}`);
+    `${JSON.stringify(summarize(retried.map((r) => ({ ...r, outcome: r.attempts[0]!.outcome, status: r.attempts[0]!.status, error: r.attempts[0]!.error }))))}); ` +
+    `steps (ms): ${steps.join(', ')}`);
+});
+
+test('SIGTERM with silent, half-open and idle connections: they are closed as Go closes them, in-flight requests finish, no shutdown timeout', async (t) => {
+  // The shutdown timeout is --request-timeout: 15 s here, so that a regression fails in bounded time.
+  const port = await freePort();
+  const srv = startServer(['--cert-dir', join(dir, 'certs-idle'), '--secure-port', String(port), '--request-timeout=15s',
+    '--token-auth-file', tokens, '--authorization-mode=AlwaysAllow', '--v=1']);
+  await waitServed(srv, port);
+  // Not yet a request (Go's StateNew: closed once 5 s old) and idle after one (closed at once).
+  const kinds: IdleKind[] = ['tls-fresh', 'tcp-silent', 'slowloris', 'tls-keepalive', 'h2-idle'];
+  const held: IdleConnection[] = [];
+  for (const kind of kinds) held.push(...(await openIdleConnections(kind, 5, { port, headers: auth })));
+  const signal = new AbortController().signal;
+  const inFlight = Promise.all((['h1', 'h2'] as const).map((protocol) =>
+    runLoad({ port, protocol, connections: 2, path: () => '/slow?ms=2500', headers: auth, signal, maxRequestsPerWorker: 1 })));
+  await sleep(300);
+  const sigAt = Date.now();
+  srv.proc.kill('SIGTERM');
+  const code = await exitWithin(srv.exit, 25_000);
+  assert.equal(code, 0, srv.stderr());
+  assert.doesNotMatch(srv.stderr(), /Failed to shutdown server/);
+  const records = (await inFlight).flatMap((r) => r.records);
+  assert.deepEqual(records.map((r) => `${r.protocol} ${r.outcome} ${r.body}`), ['h1 ok slow done', 'h1 ok slow done', 'h2 ok slow done', 'h2 ok slow done']);
+  const lifetimes: Record<string, number[]> = {};
+  for (const c of held) {
+    assert.ok(c.closedByServerAt !== undefined, `${c.kind} closed by the server`);
+    (lifetimes[c.kind] ??= []).push(Math.round(c.closedByServerAt - (c.kind === 'tls-keepalive' || c.kind === 'h2-idle' ? sigAt : c.openedAt)));
+  }
+  // StateNew ones not before they are 5 s old (less the 50 ms shutdown poll and clock slack).
+  for (const kind of ['tls-fresh', 'tcp-silent', 'slowloris']) assert.ok(lifetimes[kind]!.every((ms) => ms >= 4800), JSON.stringify(lifetimes));
+  t.diagnostic(`exit ${srv.exitedAt! - sigAt} ms after SIGTERM; ms from accept (new) / from SIGTERM (idle) to the server's close: ${JSON.stringify(lifetimes)}`);
 });
