@@ -115,6 +115,8 @@ export class EtcdKV implements KV {
   private async optimisticPut(key: string, value: Uint8Array, expectedRevision: number, ttlSeconds?: number): Promise<TxnResult> {
     const k = b64(key);
     const put: Record<string, unknown> = { key: k, value: b64(value) };
+    // An update returns the value it replaced (a create has none).
+    if (expectedRevision !== 0) put.prev_kv = true;
     if (ttlSeconds) put.lease = await this.leases.getLease(ttlSeconds);
     const r = await this.call<TxnResponse>('/v3/kv/txn', {
       compare: [{ target: 'MOD', result: 'EQUAL', key: k, mod_revision: String(expectedRevision) }],
@@ -122,7 +124,10 @@ export class EtcdKV implements KV {
       failure: [{ request_range: { key: k } }],
     });
     const revision = headerRevision(r.header);
-    if (r.succeeded) return { succeeded: true, revision };
+    if (r.succeeded) {
+      const prev = r.responses?.[0]?.response_put?.prev_kv;
+      return prev ? { succeeded: true, revision, prevKv: decodeKeyValue(prev) } : { succeeded: true, revision };
+    }
     return this.failed(r, revision);
   }
 
