@@ -1,7 +1,7 @@
 // The webhook authorizer (k8s.io/apiserver/plugin/pkg/authorizer/webhook): POSTs a
 // SubjectAccessReview to the server named by a kubeconfig file, caches answers (allowed and
 // denied TTLs), retries with upstream's backoff, and on failure returns NoOpinion with the
-// error (so the chain answers 500 unless another authorizer allows). Reference: k8s-filters.md §18.4.
+// error (so the chain answers 500 unless another authorizer allows).
 
 import { parse as parseYAML } from 'yaml';
 import type { UserInfo } from '../endpoints/request/context.ts';
@@ -171,7 +171,7 @@ export function labelSelectorRequirements(raw: string | undefined): { key: strin
       out.push({ key: m[1]!, operator: m[2] === 'in' ? 'In' : 'NotIn', values });
     } else if ((m = /^([^\s=!<>(),]+)\s*(==|=|!=)\s*([^\s=!<>(),]*)$/.exec(t))) {
       out.push({ key: m[1]!, operator: m[2] === '!=' ? 'NotIn' : 'In', values: [m[3]!] });
-    } else if ((m = /^([^\s=!<>(),]+)\s*[<>]\s*\S+$/.exec(t))) continue;
+    } else if (/^([^\s=!<>(),]+)\s*[<>]\s*\S+$/.test(t)) continue;
     else if ((m = /^([^\s=!<>(),]+)$/.exec(t))) out.push({ key: m[1]!, operator: 'Exists' });
     else return undefined;
   }

@@ -85,11 +85,10 @@ test('401 bodies are byte-exact: compact, pretty for curl, no WWW-Authenticate, 
   const { body } = await c.run({ 'user-agent': 'curl/8.0' });
   assert.equal(body, pretty401);
   // Headers are untouched on failure (the failed-authentication audit reads them).
-  let seenHeader: string | null = null;
   const failedAware = withAuthentication(() => new Response('ok'), complete(newConfig({ logger: discardLogger, authentication: { apiAudiences: [], authenticator: kubeLike(false) } })));
   const ctx = newRequestContext(new Request('https://h/', { headers: { authorization: 'Bearer bad' } }));
   await failedAware(ctx);
-  seenHeader = ctx.request.headers.get('authorization');
+  const seenHeader = ctx.request.headers.get('authorization');
   assert.equal(seenHeader, 'Bearer bad');
 });
 
