@@ -333,8 +333,9 @@ export class Store implements Interface {
         if (cachedRev === state.rev) throw err;
         continue;
       }
-      // tryUpdate gets its own copy: it may mutate the object it is given.
-      const input = state.data ? decodeObject(state.data, state.rev, preparedKey) : {};
+      // Each state's object is decoded fresh (or cloned from the cache) and handed to tryUpdate once, as
+      // upstream's updateState does; tryUpdate may mutate it, so the no-op answer below re-decodes.
+      const input = state.obj;
       let out: { object: StorageObject; ttl?: number };
       try {
         out = await tryUpdate(input, { ttl: state.ttl, resourceVersion: state.rev });

@@ -521,7 +521,7 @@ export class Cacher implements Interface {
     return this.storage.guaranteedUpdate(key, ignoreNotFound, preconditions, tryUpdate, cached);
   }
 
-  /** The cached object as a starting point for a write (cacher.go passes a deep copy). */
+  /** The cached object as a starting point for a write (the store works on its own copy of it). */
   private cached(key: string): StorageObject | undefined {
     if (!this.ready) return undefined;
     let k: string;
@@ -531,7 +531,7 @@ export class Cacher implements Interface {
       return undefined; // storage refuses the key with its own error
     }
     const o = this.objects.get(k);
-    return o ? structuredClone(o) : undefined;
+    return o;
   }
 
   stats(): Promise<Stats> {
