@@ -18,6 +18,7 @@ import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from './routes/discovery.ts';
+import { installResourceAPIs } from './routes/resources.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
 
@@ -158,7 +159,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug],
+    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

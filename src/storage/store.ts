@@ -74,14 +74,24 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Versioner.PrepareObjectForStorage + encode: JSON bytes without resourceVersion and selfLink. */
-export function encodeObject(obj: StorageObject): Uint8Array {
+/** Versioner.PrepareObjectForStorage + JSON: the text stored, without resourceVersion and selfLink. */
+export function encodeObjectJSON(obj: StorageObject): string {
   const meta = obj.metadata;
   if (meta && (meta.resourceVersion !== undefined || meta.selfLink !== undefined)) {
     const { resourceVersion: _rv, selfLink: _sl, ...rest } = meta;
-    return enc.encode(JSON.stringify({ ...obj, metadata: rest }));
+    return JSON.stringify({ ...obj, metadata: rest });
   }
-  return enc.encode(JSON.stringify(obj));
+  return JSON.stringify(obj);
+}
+
+/** The bytes stored for an object. */
+export function encodeObject(obj: StorageObject): Uint8Array {
+  return enc.encode(encodeObjectJSON(obj));
+}
+
+/** The object a write returns: a fresh copy parsed from the text just stored, stamped with its revision. */
+function fromJSON(json: string, rev: number): StorageObject {
+  return stampResourceVersion(JSON.parse(json) as StorageObject, rev);
 }
 
 /** decode + Versioner.UpdateObject: the object with metadata.resourceVersion stamped. */
@@ -136,10 +146,10 @@ export class Store implements Interface {
   async create(key: string, obj: StorageObject, ttl = 0): Promise<StorageObject> {
     const preparedKey = this.prepareKey(key);
     if (obj.metadata?.resourceVersion) throw new Error(ErrResourceVersionSetOnCreate);
-    const data = encodeObject(obj);
-    const r = await this.kv.create(preparedKey, data, ttl > 0 ? { ttlSeconds: ttl } : {});
+    const json = encodeObjectJSON(obj);
+    const r = await this.kv.create(preparedKey, enc.encode(json), ttl > 0 ? { ttlSeconds: ttl } : {});
     if (!r.succeeded) throw newKeyExistsError(preparedKey, 0);
-    return decodeObject(data, r.revision, preparedKey);
+    return fromJSON(json, r.revision);
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
@@ -179,8 +189,8 @@ export class Store implements Interface {
     let limit = pred.limit;
     const items: StorageObject[] = [];
     let lastKey = '';
-    let hasMore = false;
-    let count = 0;
+    let hasMore: boolean;
+    let count: number;
     for (;;) {
       const resp = await this.kvRead(
         () => this.kv.list(keyPrefix, { revision: withRev || undefined, limit: limit || undefined, startKey: continueKey || undefined }),
@@ -235,7 +245,7 @@ export class Store implements Interface {
       return await read();
     } catch (err) {
       if (err instanceof FutureRevisionError || (err as Error)?.name === 'FutureRevisionError') {
-        let current = 0;
+        let current: number;
         try {
           current = await this.kv.currentRevision();
         } catch {
@@ -330,7 +340,8 @@ export class Store implements Interface {
         }
         throw err;
       }
-      const data = encodeObject(out.object);
+      const json = encodeObjectJSON(out.object);
+      const data = enc.encode(json);
       if (state.exists && state.data && bytesEqual(data, state.data)) {
         // Nothing to write. A cached state may be stale: confirm against storage first.
         if (!isCurrent) {
@@ -347,7 +358,7 @@ export class Store implements Interface {
         isCurrent = true;
         continue;
       }
-      return decodeObject(data, r.revision, preparedKey);
+      return fromJSON(json, r.revision);
     }
   }
 

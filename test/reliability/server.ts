@@ -17,6 +17,8 @@ export const adminToken = 'reliability-admin-token-6f1d2c';
 
 export interface ServerUnderTest {
   port: number;
+  /** A token of a system:masters user: the token file's admin, or the secure default's admin.kubeconfig token. */
+  token: string;
   proc: ChildProcess;
   dir: string;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -67,6 +69,7 @@ export async function startServer(
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const s: ServerUnderTest = {
     port,
+    token: adminToken,
     proc,
     dir,
     log: () => out,
@@ -87,7 +90,13 @@ export async function startServer(
   for (;;) {
     if (!s.alive()) throw new Error(`server exited during start-up:\n${out}`);
     try {
-      await probe(port, tokenFile ? adminToken : undefined);
+      if (!tokenFile) {
+        // The secure default writes an admin kubeconfig next to the serving certificate.
+        const m = /token: (\S+)/.exec(readFileSync(join(dir, 'certs', 'admin.kubeconfig'), 'utf8'));
+        if (!m) throw new Error('no token in admin.kubeconfig');
+        s.token = m[1]!;
+      }
+      await probe(port, s.token);
       return s;
     } catch (err) {
       if (Date.now() > deadline) {

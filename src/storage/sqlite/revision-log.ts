@@ -102,7 +102,8 @@ const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 function validTTL(ttl: number | undefined): number {
   if (ttl === undefined || ttl === 0) return 0;
-  if (!Number.isSafeInteger(ttl) || ttl < 0 || ttl > MAX_TTL_SECONDS) throw new RangeError(`invalid ttlSeconds: ${ttl}`);
+  if (!Number.isSafeInteger(ttl) || ttl < 0 || ttl > MAX_TTL_SECONDS)
+    throw new RangeError(`invalid ttlSeconds: ${ttl}`);
   return ttl;
 }
 
@@ -257,7 +258,9 @@ export class RevisionLog implements KV, WatchSource {
 
   private failed(key: string): TxnResult {
     const row = this.latest(key);
-    return row && !row.deleted ? { succeeded: false, revision: this.rev, kv: toKV(row) } : { succeeded: false, revision: this.rev };
+    return row && !row.deleted
+      ? { succeeded: false, revision: this.rev, kv: toKV(row) }
+      : { succeeded: false, revision: this.rev };
   }
 
   async create(key: string, value: Uint8Array, opts: { ttlSeconds?: number } = {}): Promise<TxnResult> {
@@ -275,7 +278,12 @@ export class RevisionLog implements KV, WatchSource {
     return { succeeded: true, revision: id };
   }
 
-  async update(key: string, value: Uint8Array, expectedRevision: number, opts: { ttlSeconds?: number } = {}): Promise<TxnResult> {
+  async update(
+    key: string,
+    value: Uint8Array,
+    expectedRevision: number,
+    opts: { ttlSeconds?: number } = {},
+  ): Promise<TxnResult> {
     if (expectedRevision === 0) return this.create(key, value, opts);
     this.ensureOpen();
     this.checkValue(key, value);
@@ -354,7 +362,8 @@ export class RevisionLog implements KV, WatchSource {
   watch(prefix: string, opts: WatchOptions): AsyncIterable<WatchResponse> {
     return {
       [Symbol.asyncIterator]: () => {
-        if (!(opts.startRevision >= 1)) throw new RangeError(`watch startRevision must be ≥ 1, got ${opts.startRevision}`);
+        if (!(opts.startRevision >= 1))
+          throw new RangeError(`watch startRevision must be ≥ 1, got ${opts.startRevision}`);
         const w = new Watcher(this, {
           prefix,
           startRevision: opts.startRevision,
