@@ -1,7 +1,7 @@
-// The Node TLS listener (SecureServingInfo.Serve + RunServer, reference §2): HTTP/2 and
+// The Node TLS listener (SecureServingInfo.Serve + RunServer, pkg/server/secure_serving.go): HTTP/2 and
 // HTTP/1.1 on one port by ALPN, upstream's server limits, per-handshake certificate selection
 // (SNI, reloadable files), optional client certificates, and Go's graceful Shutdown (stop
-// accepting, GOAWAY, drain, then close what is left). Node traps: runtimes-hono-jose.md §0.
+// accepting, GOAWAY, drain, then close what is left).
 
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -40,7 +40,7 @@ const h1HeaderLimit = maxHeaderBytes + 4096;
 const h2HeaderListSize = maxHeaderBytes + 10 * 32;
 /** MaxUploadBufferPerStream and MaxReadFrameSize (256 KiB). */
 const perStreamBuffer = 256 << 10;
-/** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (pitfall §0.1). */
+/** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (Node throws ERR_HTTP2_INVALID_CONNECTION_HEADERS). */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
 /**
  * Node's compatibility API always asks for trailers, so a response's END_STREAM waits for a
@@ -221,7 +221,7 @@ export class NodeServingListener implements ServingListener {
         },
         listener,
       );
-      // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (pitfall §0.3).
+      // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (not createSecureServer options).
       const h1 = server as unknown as Record<string, number>;
       h1.maxHeaderSize = h1HeaderLimit;
       h1.keepAliveTimeout = idle;
@@ -255,7 +255,7 @@ export class NodeServingListener implements ServingListener {
   /**
    * Runs before the TLS layer sees a connection: (1) a plaintext HTTP request gets Go's
    * `400 … Client sent an HTTP request to an HTTPS server.`; (2) without SNI, a certificate named
-   * by the local IP (`--tls-sni-cert-key …:<ip>`) is served instead of the default (§2.4).
+   * by the local IP (`--tls-sni-cert-key …:<ip>`) is served instead of the default (dynamiccertificates).
    * Node offers no per-connection default certificate, so (2) swaps the server's shared context
    * for the synchronous TLSSocket construction. On runtimes without Node's internals, neither applies.
    */
@@ -395,7 +395,7 @@ export class NodeServingListener implements ServingListener {
     const info = this.info;
     const port = this.opts.port ?? info.bindPort;
     const unspecified = info.bindAddress === '' || info.bindAddress === '0.0.0.0' || info.bindAddress === '::';
-    // Go's "tcp" on an unspecified address is dual-stack; Node's '0.0.0.0' is IPv4 only (§9).
+    // Go's "tcp" on an unspecified address is dual-stack; Node's '0.0.0.0' is IPv4 only.
     const hosts =
       unspecified && info.bindNetwork !== 'tcp4'
         ? ['::', ...(info.bindNetwork === 'tcp6' ? [] : ['0.0.0.0'])]
@@ -588,7 +588,7 @@ function closeOnClose(value: unknown, session: http2.Http2Session | undefined): 
 }
 
 /**
- * HTTP/1 hop-by-hop headers are invalid on HTTP/2 and make Node throw (pitfall §0.1): drop them
+ * HTTP/1 hop-by-hop headers are invalid on HTTP/2 and make Node throw: drop them
  * from the header object @hono/node-server passes to writeHead, without materialising the Response.
  */
 function stripHopByHopOnWriteHead(outgoing: http2.Http2ServerResponse, session: http2.Http2Session | undefined): void {

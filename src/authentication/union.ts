@@ -1,5 +1,5 @@
 // Unions and the authenticated-group adder (request/union, token/union, group/authenticated_group_adder).
-// Reference: k8s-filters.md §12.3.
+// Composition as kubernetes/kubernetes pkg/kubeapiserver/authenticator/config.go.
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from './authenticator.ts';

@@ -1,7 +1,6 @@
 // Webhook token authenticator (plugin/pkg/authenticator/token/webhook): POSTs a TokenReview to
 // the service named by a kubeconfig file, with upstream's retry backoff; results cached by the
 // caller (CachedTokenAuthenticator, --authentication-token-webhook-cache-ttl).
-// Reference: k8s-filters.md §12.10.
 
 import type { UserInfo } from '../endpoints/request/context.ts';
 import { intersectAudiences, type AuthenticatorResponse, type TokenAuthenticator } from './authenticator.ts';

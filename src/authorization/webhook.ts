@@ -1,7 +1,7 @@
 // The webhook authorizer (k8s.io/apiserver/plugin/pkg/authorizer/webhook): POSTs a
 // SubjectAccessReview to the server named by a kubeconfig file, caches answers (allowed and
 // denied TTLs), retries with upstream's backoff, and on failure returns NoOpinion with the
-// error (so the chain answers 500 unless another authorizer allows). Reference: k8s-filters.md §18.4.
+// error (so the chain answers 500 unless another authorizer allows).
 
 import { parse as parseYAML } from 'yaml';
 import type { UserInfo } from '../endpoints/request/context.ts';

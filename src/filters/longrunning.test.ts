@@ -1,4 +1,4 @@
-// Long-running detection as upstream (server/filters/longrunning.go, §8); the check lives in
+// Long-running detection as upstream (k8s.io/apiserver/pkg/server/filters/longrunning.go); the check lives in
 // server/config.ts, the filters that honour it are tested here together.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 // WithWarningRecorder (endpoints/filters/warning.go): lets any inner layer add
 // `Warning: 299 <agent> "<text>"` headers, de-duplicated by text, with upstream's limits (4096
 // runes in total, then every item truncated to 256 and replayed). The recorder writes to the
-// header map it was given (inside the timeout filter, so warnings vanish with a filter 504). §11.10.
+// header map it was given (inside the timeout filter, so warnings vanish with a filter 504).
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 

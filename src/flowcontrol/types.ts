@@ -1,6 +1,6 @@
 // flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration: the shapes, the
 // v1 defaults (pkg/apis/flowcontrol/v1/defaults.go) and upstream's validation with its field
-// error wording (pkg/apis/flowcontrol/validation). Reference: k8s-filters.md §17.2–§17.4.
+// error wording (pkg/apis/flowcontrol/validation).
 
 export const flowcontrolGroupVersion = 'flowcontrol.apiserver.k8s.io/v1';
 

@@ -132,7 +132,7 @@ export const kubeLongRunningRequestCheck = basicLongRunningRequestCheck(
   ['attach', 'exec', 'proxy', 'log', 'portforward'],
 );
 
-/** NewConfig: upstream defaults (reference §8.1), with kube-apiserver's LongRunningFunc. */
+/** NewConfig: upstream defaults (k8s.io/apiserver/pkg/server/config.go), with kube-apiserver's LongRunningFunc. */
 export function newConfig(overrides: Partial<Config> = {}): Config {
   return {
     buildHandlerChainFunc: buildHandlerChain,

@@ -336,7 +336,7 @@ export class GenericAPIServer implements DelegationTarget {
 
   /**
    * RunWithContext: serves (when a listener is given), runs post-start hooks, and on abort
-   * walks the graceful shutdown sequence (reference §3.4–§3.6). Resolves when it is done;
+   * walks the graceful shutdown sequence (upstream RunWithContext). Resolves when it is done;
    * rejects with `PostStartHook "<name>" failed: …` or `PreShutdownHook "<name>" failed: …`.
    */
   async run({ signal, listener }: RunOptions): Promise<void> {
@@ -361,7 +361,7 @@ export class GenericAPIServer implements DelegationTarget {
       const stopHTTPServerSignal = c.shutdownSendRetryAfter ? s.InFlightRequestsDrained : s.NotAcceptingNewRequest;
       void stopHTTPServerSignal.signaled.then(() => stopHTTPServer.abort());
 
-      // The audit backend runs until InFlightRequestsDrained (reference §3.4 step 7).
+      // The audit backend runs until InFlightRequestsDrained, as upstream's RunWithContext.
       const auditBackend = c.audit?.backend;
       if (auditBackend) {
         try {
@@ -400,7 +400,7 @@ export class GenericAPIServer implements DelegationTarget {
       const preShutdownError = await this.runPreShutdownHooks();
       if (preShutdownError) throw preShutdownError;
       await s.InFlightRequestsDrained.signaled;
-      // Deliver what the audit backend still holds (reference §3.4 shutdown step 3).
+      // Deliver what the audit backend still holds (upstream: the audit backend's Shutdown).
       await auditBackend?.shutdown();
       await s.HTTPServerStoppedListening.signaled;
       await serverStopped;

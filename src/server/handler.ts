@@ -63,7 +63,7 @@ export class APIServerHandler {
     return this.webServiceRoots;
   }
 
-  /** Whether a web service claims the path (director rules, reference §5.2). */
+  /** Whether a web service claims the path (director rules, k8s.io/apiserver/pkg/server/handler.go). */
   claims(path: string): boolean {
     return this.claimingRoot(path) !== undefined;
   }

@@ -1,5 +1,5 @@
 // Status bodies and the three kinds of error responses the chain writes, byte-for-byte as
-// upstream (reference k8s-filters.md §0.1): negotiated Status objects, Go's http.Error text,
+// upstream (endpoints/handlers/responsewriters): negotiated Status objects, Go's http.Error text,
 // and responsewriters.InternalError.
 
 import { stringify } from 'yaml';
