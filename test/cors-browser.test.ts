@@ -118,7 +118,10 @@ test('CORS in Chromium: an allowed origin is preflighted, then reads the respons
 
 test('CORS in Chromium: a page from another origin is refused by the browser', { skip }, async () => {
   const pagePort = (pages!.address() as AddressInfo).port;
-  const r = await fetchFrom(`http://localhost:${pagePort}`, `https://127.0.0.1:${api!.port}/apis`);
+  const origin = `http://localhost:${pagePort}`;
+  const r = await fetchFrom(origin, `https://127.0.0.1:${api!.port}/apis`);
   assert.match(r.error ?? '', /TypeError: Failed to fetch/);
   assert.equal(r.status, undefined);
+  // The browser asked, the server sent no CORS headers for that origin, the browser refused.
+  assert.ok(preflights.some((x) => x.origin === origin), JSON.stringify(preflights));
 });

@@ -107,8 +107,9 @@ describe('advertise address and external host', () => {
     assert.match(bad.stderr, /Error: invalid argument "nope" for "--advertise-address" flag: failed to parse IP: "nope"\n$/);
     let help = '';
     await main(['--help'], { signals: false, stdout: (s) => void (help += s) });
-    assert.match(help, /--advertise-address ip\s+The IP address on which to advertise the apiserver to members of the cluster\. This address must be reachable by the rest of the cluster\. If blank, the --bind-address will be used\. If --bind-address is unspecified, the host's default interface will be used\./);
-    assert.match(help, /--external-hostname string\s+The hostname to use when generating externalized URLs for this master \(e\.g\. Swagger API Docs or OpenID Discovery\)\./);
+    help = help.replace(/\s+/g, ' '); // usage wraps at the terminal width
+    assert.match(help, /--advertise-address ip The IP address on which to advertise the apiserver to members of the cluster\. This address must be reachable by the rest of the cluster\. If blank, the --bind-address will be used\. If --bind-address is unspecified, the host's default interface will be used\./);
+    assert.match(help, /--external-hostname string The hostname to use when generating externalized URLs for this master \(e\.g\. Swagger API Docs or OpenID Discovery\)\./);
   });
 });
 

@@ -80,12 +80,21 @@ export class APIServerHandler {
     return undefined;
   }
 
+  /** The Produces of the most specific web service root with one that claims the path (go-restful picks the longest root). */
+  private producesFor(path: string): readonly string[] | undefined {
+    let best: string | undefined;
+    for (const root of this.produces.keys()) {
+      if (path.startsWith(root) && (path.length === root.length || path[root.length] === '/') && (!best || root.length > best.length)) best = root;
+    }
+    return best === undefined ? undefined : this.produces.get(best);
+  }
+
   private direct(ctx: RequestContext): Response | Promise<Response> {
     const path = decodedPath(ctx.url) ?? ctx.url.pathname;
     const root = this.claimingRoot(path);
     if (root === undefined) return this.nonGoRestfulMux.serve(ctx, path);
     // go-restful's route selection: no route producing an accepted type is a 406 (jsr311.go).
-    const produces = this.produces.get(root);
+    const produces = this.producesFor(path);
     if (produces && !restfulMatchesAccept(ctx.request.headers.get('accept'), produces)) {
       return errorNegotiated(newRestfulNotAcceptable(), ctx.request, ctx.url);
     }
