@@ -6,7 +6,8 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { parse as parseYAML } from 'yaml';
@@ -16,6 +17,16 @@ import { decodeEnvelope, decodeMessage } from '../src/apis/protobuf.ts';
 import { rawRequest, startServer, type ParityServer } from './parity-server.ts';
 
 const hostIP = chooseHostInterface();
+const kubectlPath = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+const kubectlSkip = existsSync(kubectlPath) ? false : `kubectl 1.32 not found at ${kubectlPath}`;
+
+function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(kubectlPath, args, { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   return new Promise((resolve, reject) => {
@@ -99,6 +110,40 @@ describe('advertise address and external host', () => {
     assert.ok(!names.some((n) => n.includes('api.example.test')));
     const doc = JSON.parse((await get(b.port, '/.well-known/openid-configuration')).body.toString());
     assert.equal(doc.jwks_uri, `https://api.example.test:${b.port}/openid/v1/jwks`);
+  });
+
+  test('kubectl 1.32: get --raw /apis, api-resources and cluster-info against the same groups', { skip: kubectlSkip }, async () => {
+    const kubeconfig = await writeTemp(
+      'kubeconfig',
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:${a.port}\n` +
+        `    certificate-authority: ${join(a.dir, 'certs', 'apiserver.crt')}\nusers:\n- name: u\n  user:\n    token: alice-token\n` +
+        'contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
+    );
+    const k = (...args: string[]) => kubectl([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(kubeconfig, '..', 'cache')}`, ...args]);
+    const raw = await k('get', '--raw', '/apis');
+    assert.equal(raw.code, 0, raw.stderr);
+    const apis = JSON.parse(raw.stdout);
+    assert.deepEqual(apis.groups[0].serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `${hostIP}:${a.port}` }]);
+    // What kube-apiserver lists for these two groups, row for row.
+    const res = await k('api-resources');
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(
+      res.stdout,
+      [
+        'NAME                        SHORTNAMES   APIVERSION                 NAMESPACED   KIND',
+        'selfsubjectreviews                       authentication.k8s.io/v1   false        SelfSubjectReview',
+        'tokenreviews                             authentication.k8s.io/v1   false        TokenReview',
+        'localsubjectaccessreviews                authorization.k8s.io/v1    true         LocalSubjectAccessReview',
+        'selfsubjectaccessreviews                 authorization.k8s.io/v1    false        SelfSubjectAccessReview',
+        'selfsubjectrulesreviews                  authorization.k8s.io/v1    false        SelfSubjectRulesReview',
+        'subjectaccessreviews                     authorization.k8s.io/v1    false        SubjectAccessReview',
+        '',
+      ].join('\n'),
+    );
+    // cluster-info lists kube-system services: without the core API it cannot (docs/differences-parity.md).
+    const ci = await k('cluster-info');
+    assert.equal(ci.code, 1);
+    assert.match(ci.stderr, /the server doesn't have a resource type "services"/);
   });
 
   test('--advertise-address validation and help text', async () => {

@@ -45,47 +45,74 @@ export function canonicalHeaderKey(name: string): string {
  * `http10`: the request was HTTP/1.0 (Go answers `HTTP/1.0` and keeps `Connection: keep-alive`).
  */
 export function goResponseHead(head: string, http10 = false): string {
-  const lines = head.split('\r\n');
-  let status = lines[0]!;
+  let eol = head.indexOf('\r\n');
+  let status = head.slice(0, eol);
   const sp = status.indexOf(' ');
-  const code = Number(status.slice(sp + 1, sp + 4));
+  const code = (status.charCodeAt(sp + 1) - 48) * 100 + (status.charCodeAt(sp + 2) - 48) * 10 + (status.charCodeAt(sp + 3) - 48);
   const text = goStatusText[code];
   if (text !== undefined || http10) status = `${http10 ? 'HTTP/1.0' : status.slice(0, sp)} ${code} ${text ?? status.slice(sp + 5)}`;
-  const handler: [string, string][] = [];
+  // Handler headers as [canonical name, "Name: value\r\n"]; the server's own kept apart.
+  const names: string[] = [];
+  const lines: string[] = [];
+  let sorted = true;
   let date = '';
   let contentLength = '';
   let connection = '';
   let transferEncoding = '';
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === '') continue;
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon);
-    const value = line.slice(colon + 1).trim();
-    switch (name.length === 4 || name.length === 10 || name.length === 14 || name.length === 17 ? name.toLowerCase() : '') {
-      case 'date':
+  for (let start = eol + 2; ; start = eol + 2) {
+    eol = head.indexOf('\r\n', start);
+    if (eol < 0 || eol === start) break;
+    const colon = head.indexOf(':', start);
+    const n = colon - start;
+    // Only names of these lengths can be one the server writes (the rest is never lower-cased).
+    if (n === 4 || n === 10 || n === 14 || n === 17) {
+      const lower = head.slice(start, colon).toLowerCase();
+      const value = head.slice(colon + 1, eol).trim();
+      if (lower === 'date') {
         date = value;
         continue;
-      case 'content-length':
+      }
+      if (lower === 'content-length') {
         contentLength = value;
         continue;
-      case 'keep-alive':
-        continue;
-      case 'connection':
+      }
+      if (lower === 'keep-alive') continue;
+      if (lower === 'connection') {
         // Go's keep-alive on HTTP/1.1 is silent; on HTTP/1.0 it is announced, and closing is not.
         if (value.toLowerCase() === 'keep-alive') connection = http10 ? 'keep-alive' : '';
         else connection = http10 ? '' : value;
         continue;
-      case 'transfer-encoding':
+      }
+      if (lower === 'transfer-encoding') {
         transferEncoding = value;
         continue;
+      }
     }
-    handler.push([canonicalHeaderKey(name), value]);
+    const name = canonicalHeaderKey(head.slice(start, colon));
+    if (names.length && name < names[names.length - 1]!) sorted = false;
+    names.push(name);
+    let v = colon + 1;
+    while (head.charCodeAt(v) === 32) v++;
+    lines.push(`${name}: ${head.slice(v, eol)}\r\n`);
   }
-  // sortedKeyValues: by name, values of one name in their order (a stable sort).
-  handler.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   let out = status + '\r\n';
-  for (const [k, v] of handler) out += `${k}: ${v}\r\n`;
+  if (sorted) {
+    for (let i = 0; i < lines.length; i++) out += lines[i];
+  } else {
+    // sortedKeyValues: by name, values of one name in their order (insertion sort: stable, few).
+    for (let i = 1; i < names.length; i++) {
+      const n = names[i]!;
+      const l = lines[i]!;
+      let j = i - 1;
+      for (; j >= 0 && names[j]! > n; j--) {
+        names[j + 1] = names[j]!;
+        lines[j + 1] = lines[j]!;
+      }
+      names[j + 1] = n;
+      lines[j + 1] = l;
+    }
+    for (let i = 0; i < lines.length; i++) out += lines[i];
+  }
   if (date) out += `Date: ${date}\r\n`;
   if (contentLength) out += `Content-Length: ${contentLength}\r\n`;
   if (connection) out += `Connection: ${connection}\r\n`;

@@ -292,11 +292,12 @@ export class SecureServingOptions implements OptionsGroup {
     if (this.loopback) config.loopbackToken = crypto.randomUUID();
     config.secureServing = info;
     this.defaultAdvertiseAddress(config, ctx);
-    if (!config.externalAddress && config.publicAddress) {
-      config.externalAddress = config.publicAddress;
-      logger.info(`external host was not specified, using ${config.publicAddress}`);
-    }
-    if (!ctx.servesTLS) return;
+    // kube-apiserver's Complete: the external host defaults to the advertise address, logged
+    // after the self-signed certificate is generated.
+    const defaultedExternalHost = !config.externalAddress && config.publicAddress !== undefined;
+    if (defaultedExternalHost) config.externalAddress = config.publicAddress!;
+    const logExternalHost = () => defaultedExternalHost && logger.info(`external host was not specified, using ${config.externalAddress}`);
+    if (!ctx.servesTLS) return void logExternalHost();
 
     const fs = ctx.fileSystem;
     const reload = { logger };
@@ -306,6 +307,7 @@ export class SecureServingOptions implements OptionsGroup {
       this.loopback ? generateSelfSignedCertKey({ host: loopbackServerName, maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000 }) : undefined,
     ]);
     info.cert = serving;
+    logExternalHost();
     if (loopbackCert) {
       info.loopback = { serverName: loopbackServerName, caPEM: loopbackCert.cert };
     }
@@ -357,8 +359,9 @@ export class SecureServingOptions implements OptionsGroup {
     let keyFile = this.keyFile;
     if (!certFile && !keyFile) {
       const unspecified = this.bindAddress === '0.0.0.0' || this.bindAddress === '::' || this.bindAddress === '';
-      // The advertise address (upstream passes it even when empty; an empty host has no SAN).
-      const host = advertised;
+      // The advertise address; without one (no platform host IP) the bind address or localhost,
+      // never an empty name.
+      const host = advertised || (unspecified ? 'localhost' : this.bindAddress);
       const alternateDNS = [...this.alternateDNS];
       const alternateIPs = [...this.alternateIPs];
       if (unspecified) alternateDNS.push('localhost');
