@@ -312,3 +312,16 @@ describe('discovery content negotiation and Go response heads', () => {
     assert.doesNotMatch(got, /Keep-Alive/i);
   });
 });
+
+test('raw HTTP/1.1 bytes with --disable-http2-serving (the https server) are Go\'s too', async () => {
+  const s = await startServer(['--disable-http2-serving']);
+  try {
+    const got = await rawRequest(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n\r\n');
+    assert.match(
+      got,
+      /^HTTP\/1\.1 200 OK\r\nAudit-Id: [0-9a-f-]{36}\r\nCache-Control: no-cache, private\r\nContent-Type: text\/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nX-Kubernetes-Pf-Flowschema-Uid: [0-9a-f-]{36}\r\nX-Kubernetes-Pf-Prioritylevel-Uid: [0-9a-f-]{36}\r\nDate: [^\r]+ GMT\r\nContent-Length: 2\r\n\r\nok$/,
+    );
+  } finally {
+    await s.stop();
+  }
+});
