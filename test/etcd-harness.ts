@@ -207,7 +207,7 @@ export async function generateTestPKI(): Promise<{ ca: string; serverCert: strin
     signingAlgorithm: ec,
     extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true)],
   });
-  const leaf = async (serial: string, cn: string, keys: CryptoKeyPair, usage: string, san?: x509.JsonGeneralNames) =>
+  const leaf = async (serial: string, cn: string, keys: CryptoKeyPair, usage: string[], san?: x509.JsonGeneralNames) =>
     x509.X509CertificateGenerator.create({
       serialNumber: serial,
       subject: `CN=${cn}`,
@@ -220,15 +220,17 @@ export async function generateTestPKI(): Promise<{ ca: string; serverCert: strin
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-        new x509.ExtendedKeyUsageExtension([usage]),
+        new x509.ExtendedKeyUsageExtension(usage),
         ...(san ? [new x509.SubjectAlternativeNameExtension(san)] : []),
       ],
     });
-  const serverCert = await leaf('02', '127.0.0.1', serverKeys!, x509.ExtendedKeyUsage.serverAuth, [
+  // etcd's JSON gateway dials etcd's own gRPC port with the server certificate as its client
+  // certificate (etcd 3.4 embed/serve.go), so with --client-cert-auth it needs clientAuth too.
+  const serverCert = await leaf('02', '127.0.0.1', serverKeys!, [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth], [
     { type: 'ip', value: '127.0.0.1' },
     { type: 'dns', value: 'localhost' },
   ]);
-  const clientCert = await leaf('03', 'kube-apiserver-etcd-client', clientKeys!, x509.ExtendedKeyUsage.clientAuth);
+  const clientCert = await leaf('03', 'kube-apiserver-etcd-client', clientKeys!, [x509.ExtendedKeyUsage.clientAuth]);
   return {
     ca: ca.toString('pem') + '\n',
     serverCert: serverCert.toString('pem') + '\n',

@@ -86,6 +86,10 @@ export class NodeServingListener implements ServingListener {
   private defaultContext: tls.SecureContext | undefined;
   private byName = new Map<string, tls.SecureContext>();
   private readonly dispatcher = new FairDispatcher();
+  /** Accept time of each raw socket, and the TLS socket that took it over (for Shutdown). */
+  private readonly accepted = new WeakMap<net.Socket, { at: number; tls?: tls.TLSSocket }>();
+  /** The runtime links a TLS socket to its raw socket (Node's `_parent`): see closeNewConnections. */
+  private tlsParentKnown = false;
 
   constructor(info: SecureServingInfo, opts: NodeServingListenerOptions = {}) {
     this.info = info;
@@ -178,12 +182,29 @@ export class NodeServingListener implements ServingListener {
     let streamsDispatched = false;
     // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
     const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
-      if (streamsDispatched && incoming.httpVersionMajor === 2) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
+      const h2 = isHTTP2(incoming);
+      if (!h2) {
+        const refused = refuseHTTP1(incoming);
+        if (refused) return void incoming.socket.end(refused);
+      }
+      if (streamsDispatched && h2) return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
+      if (stream) {
+        return dispatcher.dispatch({
+          connection: stream.session!,
+          alive: () => !stream.destroyed,
+          start: () => void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse),
+        });
+      }
+      const socket = incoming.socket;
+      holdPipelined(socket);
       dispatcher.dispatch({
-        connection: stream?.session ?? incoming.socket,
-        alive: () => !(stream ?? incoming.socket).destroyed,
-        start: () => void serve(incoming as IncomingMessage, outgoing as ServerResponse),
+        connection: socket,
+        alive: () => !socket.destroyed,
+        start: () => {
+          releasePipelined(socket);
+          serve(incoming as IncomingMessage, outgoing as ServerResponse);
+        },
       });
     };
     let server: AnyServer;
@@ -236,8 +257,11 @@ export class NodeServingListener implements ServingListener {
       server.on('sessionError', () => {});
       streamsDispatched = this.dispatchStreams(server);
     }
+    server.on('clientError', onClientError);
     this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
+      // A reset before TLS or HTTP takes the socket over is this connection's end only.
+      socket.on('error', ignoreError);
       socket.setKeepAlive(true, tcpKeepAlive);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -249,7 +273,41 @@ export class NodeServingListener implements ServingListener {
         this.logger.info(`http: TLS handshake error from ${hostPort(socket.remoteAddress, socket.remotePort)}: ${err.message}`, undefined, 5);
       }
     });
+    this.trackNewConnections(server);
     return server;
+  }
+
+  private trackNewConnections(server: AnyServer): void {
+    server.on('connection', (raw: net.Socket) => this.accepted.set(raw, { at: Date.now() }));
+    server.on('secureConnection', (t: tls.TLSSocket) => {
+      const raw = (t as unknown as { _parent?: net.Socket })._parent;
+      const entry = raw && this.accepted.get(raw);
+      if (!entry) return;
+      entry.tls = t;
+      this.tlsParentKnown = true;
+    });
+  }
+
+  /**
+   * Go's Shutdown (net/http server.go closeIdleConns) counts a connection that has not delivered
+   * a request for more than 5 s since it was accepted (StateNew: TLS handshake or request headers
+   * unfinished) as idle and closes it. Node's HTTP/1 header-timeout checker stops with
+   * server.close(), so without this one silent or slow connection holds the shutdown for the
+   * whole shutdown timeout (60 s by default, more than a pod's termination grace period).
+   * HTTP/2 sessions are left to their GOAWAY; an HTTP/1 socket with a request in flight is busy.
+   */
+  private closeNewConnections(): void {
+    if (!this.tlsParentKnown) return;
+    const before = Date.now() - 5000;
+    for (const raw of this.sockets) {
+      const e = this.accepted.get(raw);
+      if (!e || e.at > before) continue;
+      const t = e.tls;
+      // Node's HTTP/1 server sets `_httpMessage` to the response while a request is in flight.
+      if (t && (t.alpnProtocol === 'h2' || (t as unknown as { _httpMessage?: unknown })._httpMessage)) continue;
+      raw.destroy();
+      t?.destroy();
+    }
   }
 
   /**
@@ -329,7 +387,13 @@ export class NodeServingListener implements ServingListener {
       timer.unref();
     };
     arm();
-    s.on('stream', (stream) => {
+    s.on('stream', (stream: http2.ServerHttp2Stream) => {
+      // Every stream has an 'error' listener from its first event on: a stream waiting in the fair
+      // dispatcher has no compatibility objects (whose listeners would take the error) yet, and a
+      // session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
+      // destroys its streams with that error. Unheard, it would end the process; it ends this
+      // client's streams only (Go's http2 server logs such errors at verbose levels only).
+      stream.on('error', ignoreError);
       active++;
       if (timer) clearTimeout(timer);
       timer = undefined;
@@ -337,7 +401,7 @@ export class NodeServingListener implements ServingListener {
         if (--active === 0 && !s.closed && !s.destroyed) arm();
       });
     });
-    s.on('error', () => {});
+    s.on('error', ignoreError);
     s.once('close', () => {
       if (timer) clearTimeout(timer);
       this.sessions.delete(s);
@@ -354,7 +418,7 @@ export class NodeServingListener implements ServingListener {
     outgoing: ServerResponse | http2.Http2ServerResponse,
   ): Response | Promise<Response> {
     if (!this.handler) return this.handlerSet.then(() => this.handle(request, incoming, outgoing));
-    const h2 = incoming.httpVersionMajor === 2;
+    const h2 = isHTTP2(incoming);
     const session = h2 ? (incoming as http2.Http2ServerRequest).stream.session : undefined;
     const socket = (h2 ? session!.socket : incoming.socket) as tls.TLSSocket;
     const transport = new NodeTransport(socket, incoming.rawHeaders, session as http2.ServerHttp2Session | undefined);
@@ -464,6 +528,7 @@ export class NodeServingListener implements ServingListener {
     while (this.sockets.size && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
       (this.server as https.Server).closeIdleConnections?.();
+      this.closeNewConnections();
     }
     if (this.sockets.size) {
       this.logger.error('Failed to shutdown server: context deadline exceeded');
@@ -562,6 +627,88 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   chains.set(socket, chain);
   return chain;
 }
+
+/** An HTTP/2 request (compatibility API), whatever its version fields say. */
+function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming is http2.Http2ServerRequest {
+  return 'stream' in incoming;
+}
+
+// Go's answers to a request it cannot read (net/http server.go, conn.serve): a statusError as
+// `<code> <text>: <detail>`, the rest as the public `400 Bad Request`, each with errorHeaders and
+// the status line repeated as the body, then the connection is closed.
+const errorHeaders = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
+const statusError = (status: string, detail: string) => `HTTP/1.1 ${status}: ${detail}${errorHeaders}${status}: ${detail}`;
+const publicError = (status: string) => `HTTP/1.1 ${status}${errorHeaders}${status}`;
+const unsupportedVersion = statusError('505 HTTP Version Not Supported', 'unsupported protocol version');
+const badRequest = publicError('400 Bad Request');
+const headersTooLarge = publicError('431 Request Header Fields Too Large');
+
+/**
+ * What Go's readRequest refuses after parsing and Node's parser passes: versions other than 1.x
+ * (Node passes `HTTP/2.0` and `HTTP/0.9`, and reports a request line without a version, malformed
+ * to Go, as 0.9 too), and HTTP/1.1 without exactly one Host header.
+ */
+function refuseHTTP1(incoming: IncomingMessage): string | undefined {
+  const raw = incoming.rawHeaders;
+  if (incoming.httpVersionMajor !== 1) return unsupportedVersion;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return statusError('400 Bad Request', 'too many Host headers');
+  if (hosts === 0 && incoming.httpVersionMinor >= 1 && incoming.method !== 'CONNECT') return statusError('400 Bad Request', 'missing required Host header');
+  return undefined;
+}
+
+/**
+ * Node's parser refused an HTTP/1 request: Go's answer instead of Node's bare status line. A
+ * version Go parses (`HTTP/<digit>.<digit>`, major not 1) is Go's 505; oversized headers 431;
+ * Node's own 408 after the header timeout stays (Go closes silently); a reset gets nothing.
+ */
+function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void {
+  // The parser may report more errors from the same read: the first answer is on its way.
+  if (socket.writableEnded) return;
+  const message = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || message?.headersSent || err.code === 'ECONNRESET' || err.code === 'EPIPE') return void socket.destroy();
+  let answer = badRequest;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+  else if (err.code === 'HPE_HEADER_OVERFLOW') answer = headersTooLarge;
+  else if (err.code === 'HPE_INVALID_VERSION' && err.rawPacket) {
+    const line = err.rawPacket.subarray(0, err.rawPacket.indexOf(0x0a) >>> 0).toString('latin1');
+    const m = /^[^ ]+ [^ ]+ HTTP\/(\d)\.\d\r?$/.exec(line);
+    if (m && m[1] !== '1') answer = unsupportedVersion;
+  }
+  socket.end(answer);
+  // Go closes the connection after its answer; a client that does not read it cannot hold the socket.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * Pipelined HTTP/1 requests that wait in the fair dispatcher, per connection. Node stops reading a
+ * connection when its responses back up, but a waiting request has written nothing yet: without
+ * this bound one connection's pipelined flood is read and queued whole (tens of thousands of
+ * requests, hundreds of MB). Past `maxPipelined` the connection's reads stop (its TLS handle,
+ * which Node's HTTP parser consumes directly, so pausing the stream would not stop it) until
+ * its queue is half empty; what one read already holds is still parsed. HTTP/2 needs no such
+ * bound: MaxConcurrentStreams caps what a session may have waiting.
+ */
+const maxPipelined = 32;
+const pipelined = new WeakMap<net.Socket, number>();
+
+type ReadHandle = { readStop?(): number; readStart?(): number };
+
+function holdPipelined(socket: net.Socket): void {
+  const n = (pipelined.get(socket) ?? 0) + 1;
+  pipelined.set(socket, n);
+  if (n >= maxPipelined) (socket as unknown as { _handle?: ReadHandle })._handle?.readStop?.();
+}
+
+function releasePipelined(socket: net.Socket): void {
+  const n = (pipelined.get(socket) ?? 1) - 1;
+  pipelined.set(socket, n);
+  if (n === maxPipelined >> 1 && !socket.destroyed) (socket as unknown as { _handle?: ReadHandle })._handle?.readStart?.();
+}
+
+/** A client's protocol error ends its stream or session (Node has destroyed it), nothing else. */
+function ignoreError(): void {}
 
 /** Go's tlsRecordHeaderLooksLikeHTTP. */
 function looksLikeHTTP(b: Buffer): boolean {

@@ -2,7 +2,7 @@
 // --service-account-issuer / --service-account-key-file, token minting with the
 // --service-account-signing-key-file key, and the OpenID discovery documents.
 // Object lookups (pod/secret/node still exist) need storage
-// and are not done: tokens are checked by signature and claims only (README).
+// and are not done: tokens are checked by signature and claims only (docs/differences.md).
 
 import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import type { UserInfo } from '../endpoints/request/context.ts';

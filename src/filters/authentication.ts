@@ -10,7 +10,7 @@ import { withFailedAuthenticationAudit } from './failed-authentication-audit.ts'
 import { intersectAudiences, withAudiences, type RequestAuthenticator } from '../authentication/authenticator.ts';
 import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { LoopbackTokenAuthenticator } from '../authentication/static-token.ts';
-import { UnionAuthenticator } from '../authentication/union.ts';
+import { unionBeforeAnonymous } from '../authentication/union.ts';
 import { deleteRequestHeaders } from '../authentication/headers.ts';
 import { requestHeaderNamesToStrip } from '../authentication/requestheader.ts';
 import { allUnauthenticated, anonymousUser } from '../authentication/user.ts';
@@ -29,9 +29,10 @@ export function unauthorized(ctx: RequestContext): Response {
 export function withLoopbackToken(c: CompletedConfig): RequestAuthenticator | undefined {
   const auth = c.authentication.authenticator;
   if (!auth || !c.loopbackToken || !c.authorization.authorizer) return auth;
-  // Any other token is left to the union (no opinion), and its warnings to the bearer authenticator there.
-  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(c.loopbackToken), () => {}, true);
-  return new UnionAuthenticator([loopback, auth]);
+  // Another token is an error here ("invalid bearer token", as upstream's bearertoken.New over the
+  // token file); its warnings are left to the bearer authenticator of the chain.
+  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(c.loopbackToken), () => {});
+  return unionBeforeAnonymous(loopback, auth);
 }
 
 export function withAuthentication(next: Handler, c: CompletedConfig): Handler {

@@ -135,8 +135,6 @@ const required = (path: string, detail: string) => `${path}: Required value: ${d
 const unsupported = (path: string, value: unknown, supported: string[]) =>
   `${path}: Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
 
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 function validateName(name: unknown, errs: string[]): void {
   if (typeof name !== 'string' || name === '') {
     errs.push(required('metadata.name', 'name or generateName is required'));

@@ -50,6 +50,7 @@ export async function buildServerFromFlags(args: readonly string[], opts: BuildS
     chooseHostInterface: opts.chooseHostInterface,
     openAuditLog: opts.openAuditLog,
     auditWebhookFetch: opts.auditWebhookFetch,
+    storage: opts.storage,
   });
   await opts.configure?.(config);
   const server = newServer(complete(config), opts.name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));

@@ -1,6 +1,6 @@
 // DefaultBuildHandlerChain (k8s.io/apiserver/pkg/server/config.go): the whole request path in
 // one screen. Filters are listed innermost first, as upstream writes them; a request passes
-// them bottom to top (auditInit runs first). Upstream: DefaultBuildHandlerChain, k8s.io/apiserver/pkg/server/config.go.
+// them bottom to top (auditInit runs first).
 
 import type { Handler } from '../endpoints/request/context.ts';
 import type { CompletedConfig } from './config.ts';

@@ -18,6 +18,7 @@ import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from './routes/discovery.ts';
+import { installResourceAPIs } from './routes/resources.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
 
@@ -109,6 +110,8 @@ export interface Config {
   fileSystem?: FileSystem;
   /** Audit policy and backend (AuditPolicyRuleEvaluator, AuditBackend); WithAudit needs both. */
   audit?: import('../audit/types.ts').AuditConfig;
+  /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
+  storage?: import('../storage/storagebackend/open.ts').StorageBackend;
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
@@ -161,7 +164,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug],
+    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

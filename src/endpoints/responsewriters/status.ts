@@ -22,6 +22,8 @@ export interface StatusCause {
 
 /** metav1.Status without TypeMeta; `encodeStatus` adds kind/apiVersion unless told not to. */
 export interface Status {
+  /** metav1.ListMeta: a 410 for a compacted paged list carries a fresh continue token here. */
+  metadata?: { resourceVersion?: string; continue?: string };
   status?: 'Success' | 'Failure';
   message?: string;
   reason?: string;
@@ -97,7 +99,10 @@ export function statusObject(status: Status, typeMeta = true): Record<string, un
     out.kind = 'Status';
     out.apiVersion = 'v1';
   }
-  out.metadata = {};
+  const meta: Record<string, unknown> = {};
+  if (status.metadata?.resourceVersion) meta.resourceVersion = status.metadata.resourceVersion;
+  if (status.metadata?.continue) meta.continue = status.metadata.continue;
+  out.metadata = meta;
   if (status.status) out.status = status.status;
   if (status.message) out.message = status.message;
   if (status.reason) out.reason = status.reason;

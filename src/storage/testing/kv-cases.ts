@@ -413,7 +413,7 @@ export const kvCases: KVCase[] = [
     equal((await kv.get(p + 'leased')).kv, undefined, 'gone after expiry');
     await w.stop();
   }),
-  kvCase('readiness check resolves on an open engine', async (kv, p) => {
+  kvCase('readiness check resolves on an open engine', async (kv) => {
     await kv.readinessCheck();
   }),
 ];

@@ -40,6 +40,7 @@ export class Path {
 
   toString(): string {
     const elems: Path[] = [];
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks the parent chain from this
     for (let p: Path | undefined = this; p; p = p.parent) elems.push(p);
     let out = '';
     for (let i = elems.length - 1; i >= 0; i--) {
