@@ -16,6 +16,7 @@ import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
+import { GoServerResponse } from './go-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -213,6 +214,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           ALPNProtocols: ['http/1.1'],
+          ServerResponse: GoServerResponse,
           maxHeaderSize: h1HeaderLimit,
           keepAliveTimeout: idle,
           headersTimeout,
@@ -227,6 +229,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           allowHTTP1: true,
+          Http1ServerResponse: GoServerResponse,
           settings: {
             maxConcurrentStreams: streams,
             maxHeaderListSize: h2HeaderListSize,

@@ -52,6 +52,13 @@ const statusNotFound =
 const statusMethodNotAllowed =
   '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}\n';
 
+/** Go's server sends `Date` on every response (RFC 1123 in GMT); targets whose platform or adapter writes it. */
+export const dateCase: ConformanceCase = {
+  name: 'GET /healthz → Date header as Go writes it',
+  request: { path: '/healthz' },
+  expect: { status: 200, headers: { date: /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/ } },
+};
+
 export const cases: ConformanceCase[] = [
   {
     name: 'GET /healthz → 200 ok, Audit-Id, Cache-Control',
