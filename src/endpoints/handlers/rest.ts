@@ -203,7 +203,8 @@ async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, na
     throw newBadRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
   }
   const { store } = o;
-  const current = await store.get(ns, name);
+  // Objects from the watch cache are shared: patch a copy.
+  const current = structuredClone(await store.get(ns, name));
   let patched: KubeObject;
   try {
     if (contentType === 'application/json-patch+json') patched = applyJSONPatch(current as never, ops as Exclude<typeof ops, string>) as KubeObject;
