@@ -16,6 +16,7 @@ import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
+import { GoServerResponse } from './go-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -85,6 +86,10 @@ export class NodeServingListener implements ServingListener {
   private defaultContext: tls.SecureContext | undefined;
   private byName = new Map<string, tls.SecureContext>();
   private readonly dispatcher = new FairDispatcher();
+  /** Accept time of each raw socket, and the TLS socket that took it over (for Shutdown). */
+  private readonly accepted = new WeakMap<net.Socket, { at: number; tls?: tls.TLSSocket }>();
+  /** The runtime links a TLS socket to its raw socket (Node's `_parent`): see closeNewConnections. */
+  private tlsParentKnown = false;
 
   constructor(info: SecureServingInfo, opts: NodeServingListenerOptions = {}) {
     this.info = info;
@@ -209,6 +214,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           ALPNProtocols: ['http/1.1'],
+          ServerResponse: GoServerResponse,
           maxHeaderSize: h1HeaderLimit,
           keepAliveTimeout: idle,
           headersTimeout,
@@ -223,6 +229,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           allowHTTP1: true,
+          Http1ServerResponse: GoServerResponse,
           settings: {
             maxConcurrentStreams: streams,
             maxHeaderListSize: h2HeaderListSize,
@@ -266,7 +273,41 @@ export class NodeServingListener implements ServingListener {
         this.logger.info(`http: TLS handshake error from ${hostPort(socket.remoteAddress, socket.remotePort)}: ${err.message}`, undefined, 5);
       }
     });
+    this.trackNewConnections(server);
     return server;
+  }
+
+  private trackNewConnections(server: AnyServer): void {
+    server.on('connection', (raw: net.Socket) => this.accepted.set(raw, { at: Date.now() }));
+    server.on('secureConnection', (t: tls.TLSSocket) => {
+      const raw = (t as unknown as { _parent?: net.Socket })._parent;
+      const entry = raw && this.accepted.get(raw);
+      if (!entry) return;
+      entry.tls = t;
+      this.tlsParentKnown = true;
+    });
+  }
+
+  /**
+   * Go's Shutdown (net/http server.go closeIdleConns) counts a connection that has not delivered
+   * a request for more than 5 s since it was accepted (StateNew: TLS handshake or request headers
+   * unfinished) as idle and closes it. Node's HTTP/1 header-timeout checker stops with
+   * server.close(), so without this one silent or slow connection holds the shutdown for the
+   * whole shutdown timeout (60 s by default, more than a pod's termination grace period).
+   * HTTP/2 sessions are left to their GOAWAY; an HTTP/1 socket with a request in flight is busy.
+   */
+  private closeNewConnections(): void {
+    if (!this.tlsParentKnown) return;
+    const before = Date.now() - 5000;
+    for (const raw of this.sockets) {
+      const e = this.accepted.get(raw);
+      if (!e || e.at > before) continue;
+      const t = e.tls;
+      // Node's HTTP/1 server sets `_httpMessage` to the response while a request is in flight.
+      if (t && (t.alpnProtocol === 'h2' || (t as unknown as { _httpMessage?: unknown })._httpMessage)) continue;
+      raw.destroy();
+      t?.destroy();
+    }
   }
 
   /**
@@ -487,6 +528,7 @@ export class NodeServingListener implements ServingListener {
     while (this.sockets.size && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
       (this.server as https.Server).closeIdleConnections?.();
+      this.closeNewConnections();
     }
     if (this.sockets.size) {
       this.logger.error('Failed to shutdown server: context deadline exceeded');
