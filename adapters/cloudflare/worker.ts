@@ -100,9 +100,35 @@ export function createWorker(settings: WorkerSettings = {}): WorkerHandler {
         });
       }
       const { request: req, transport } = cloudflareTransport(request, ctx, certHeader);
-      return server.fetch(req, transport);
+      return server.fetch(req, transport).then(withDate);
     },
   };
+}
+
+let dateSecond = -1;
+let dateValue = '';
+
+/**
+ * Go's server writes `Date` on every response (net/http chunkWriter.writeHeader); local workerd
+ * writes none, so the adapter adds it unless the response has one (RFC 1123, as Go's appendTime).
+ */
+export function withDate(response: Response): Response {
+  if (response.headers.has('date')) return response;
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateValue = new Date(second * 1000).toUTCString();
+  }
+  try {
+    response.headers.set('date', dateValue);
+    return response;
+  } catch {
+    // Immutable headers (a fetched Response passed through): copy.
+    const copy = new Response(response.body, response);
+    copy.headers.set('date', dateValue);
+    return copy;
+  }
 }
 
 export default createWorker();
