@@ -228,6 +228,9 @@ test('watch: progress notifications when idle carry the current revision', async
   t.after(() => kv.close());
   await kv.create('/p/a', b('1'));
   await kv.create('/q/a', b('1'));
+  // The progress timer is unref'd (an idle watch keeps no process alive): hold the test's loop open.
+  const keepAlive = setInterval(() => {}, 1000);
+  t.after(() => clearInterval(keepAlive));
   const got = await take(kv, '/p/', 1, 0, true);
   const last = got[got.length - 1]!;
   assert.deepEqual(last.events, []);

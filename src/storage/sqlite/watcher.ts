@@ -136,6 +136,8 @@ export class Watcher implements AsyncIterator<WatchResponse> {
           this.wake = undefined;
           resolve(true);
         }, ms);
+        // Node: an idle watch alone keeps no process alive (a server's listener does).
+        (timer as { unref?: () => void }).unref?.();
       }
     });
   }
