@@ -628,9 +628,9 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   return chain;
 }
 
-/** An HTTP/2 request (compatibility API), whatever its version fields say. */
+/** An HTTP/2 request (compatibility API): an HTTP/1 request line may say 2.0 too. */
 function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming is http2.Http2ServerRequest {
-  return 'stream' in incoming;
+  return incoming.httpVersionMajor === 2 && 'stream' in incoming;
 }
 
 // Go's answers to a request it cannot read (net/http server.go, conn.serve): a statusError as

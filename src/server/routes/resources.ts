@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { newNotFound, type GroupResource } from '../../endpoints/apierrors.ts';
 import { restHandler, type RESTOptions } from '../../endpoints/handlers/rest.ts';
-import { errorNegotiated, StatusError } from '../../endpoints/responsewriters/status.ts';
+import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../../endpoints/responsewriters/status.ts';
 import { newForbidden } from '../../authorization/forbidden.ts';
 import { builtinResources, FinalizerKubernetes, type ResourceDefinition } from '../../registry/core/resources.ts';
 import { formatTime, Store, type KubeObject } from '../../registry/generic/store.ts';
@@ -84,7 +84,8 @@ export function installResourceAPIs(server: GenericAPIServer): void {
         const ctx = hc.env.ctx;
         const info = ctx.requestInfo;
         const handler = info?.isResourceRequest ? handlers.get(`${group.name}/${info.resource}`) : undefined;
-        if (!handler) return errorNegotiated(newNotFound({ group: '', resource: '' }, '').status, ctx.request, ctx.url);
+        // go-restful's answer for a path without a route (apiserver InstallServiceErrorHandler).
+        if (!handler) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
         return handler(ctx);
       });
     }
