@@ -17,6 +17,22 @@ import { decodeEnvelope, decodeMessage } from '../src/apis/protobuf.ts';
 import { rawRequest, startServer, type ParityServer } from './parity-server.ts';
 
 const hostIP = chooseHostInterface();
+/** `kubectl api-resources` rows from kube-apiserver v1.34 for the resources served here (columns split). */
+const kubeAPIResources: Record<string, string[]> = {
+  configmaps: ['configmaps', 'cm', 'v1', 'true', 'ConfigMap'],
+  namespaces: ['namespaces', 'ns', 'v1', 'false', 'Namespace'],
+  secrets: ['secrets', 'v1', 'true', 'Secret'],
+  serviceaccounts: ['serviceaccounts', 'sa', 'v1', 'true', 'ServiceAccount'],
+  selfsubjectreviews: ['selfsubjectreviews', 'authentication.k8s.io/v1', 'false', 'SelfSubjectReview'],
+  tokenreviews: ['tokenreviews', 'authentication.k8s.io/v1', 'false', 'TokenReview'],
+  localsubjectaccessreviews: ['localsubjectaccessreviews', 'authorization.k8s.io/v1', 'true', 'LocalSubjectAccessReview'],
+  selfsubjectaccessreviews: ['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview'],
+  selfsubjectrulesreviews: ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
+  subjectaccessreviews: ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
+  leases: ['leases', 'coordination.k8s.io/v1', 'true', 'Lease'],
+};
+/** kube-apiserver's /apis group order (core first), for the groups above. */
+const kubeGroupOrder = ['', 'authentication.k8s.io', 'authorization.k8s.io', 'coordination.k8s.io'];
 const kubectlPath = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 const kubectlSkip = existsSync(kubectlPath) ? false : `kubectl 1.32 not found at ${kubectlPath}`;
 
@@ -124,22 +140,25 @@ describe('advertise address and external host', () => {
     assert.equal(raw.code, 0, raw.stderr);
     const apis = JSON.parse(raw.stdout);
     assert.deepEqual(apis.groups[0].serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `${hostIP}:${a.port}` }]);
-    // What kube-apiserver lists for these two groups, row for row.
+    // kubectl prints /api exactly as it gets it; kube-apiserver's /api has this shape.
+    const api = await k('get', '--raw', '/api');
+    assert.equal(api.code, 0, api.stderr);
+    assert.equal(api.stdout, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"${hostIP}:${a.port}"}]}\n`);
+    // api-resources: every row this server has is kube-apiserver's row for that resource, the
+    // review groups are all there, and groups come in kube-apiserver's order.
     const res = await k('api-resources');
     assert.equal(res.code, 0, res.stderr);
-    assert.equal(
-      res.stdout,
-      [
-        'NAME                        SHORTNAMES   APIVERSION                 NAMESPACED   KIND',
-        'selfsubjectreviews                       authentication.k8s.io/v1   false        SelfSubjectReview',
-        'tokenreviews                             authentication.k8s.io/v1   false        TokenReview',
-        'localsubjectaccessreviews                authorization.k8s.io/v1    true         LocalSubjectAccessReview',
-        'selfsubjectaccessreviews                 authorization.k8s.io/v1    false        SelfSubjectAccessReview',
-        'selfsubjectrulesreviews                  authorization.k8s.io/v1    false        SelfSubjectRulesReview',
-        'subjectaccessreviews                     authorization.k8s.io/v1    false        SubjectAccessReview',
-        '',
-      ].join('\n'),
-    );
+    const [header, ...rows] = res.stdout.trimEnd().split('\n');
+    assert.match(header!, /^NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND$/);
+    const got = rows.map((r) => r.trim().split(/ +/));
+    for (const [name, row] of Object.entries(kubeAPIResources)) {
+      const mine = got.find((g) => g[0] === name);
+      if (!mine && !name.endsWith('reviews')) continue; // not served here yet
+      assert.deepEqual(mine, row, `row of ${name}`);
+    }
+    for (const g of got) assert.ok(kubeAPIResources[g[0]!], `${g[0]} is one kube-apiserver has`);
+    const order = got.map((g) => kubeGroupOrder.indexOf(g[g.length === 5 ? 2 : 1]!.split('/').slice(0, -1).join('/')));
+    assert.deepEqual(order, [...order].sort((x, y) => x - y), 'groups in kube-apiserver order');
     // cluster-info lists kube-system services: without the core API it cannot (docs/differences-parity.md).
     const ci = await k('cluster-info');
     assert.equal(ci.code, 1);
@@ -188,7 +207,7 @@ describe('discovery content negotiation and Go response heads', () => {
     assert.equal(r.headers['content-type'], 'application/yaml');
     const text = r.body.toString();
     // sigs.k8s.io/yaml: keys sorted, sequences at the parent's indentation.
-    assert.match(text, /^groups:\n- name: authentication\.k8s\.io\n  preferredVersion:\n    groupVersion: authentication\.k8s\.io\/v1\n/);
+    assert.match(text, /^groups:\n- name: ([a-z0-9.]+)\n  preferredVersion:\n    groupVersion: \1\/v1\n    version: v1\n  serverAddressByClientCIDRs:\n  - clientCIDR: 0\.0\.0\.0\/0\n/);
     assert.match(text, /\nkind: APIGroupList\n$/);
     const gv = await get(s.port, '/apis/authorization.k8s.io/v1', { accept: 'application/yaml' });
     assert.equal(gv.headers['content-type'], 'application/yaml');
