@@ -72,7 +72,9 @@ async function throughput(engine: string, round: number): Promise<void> {
     await rawKV.update(key(i), bytes(o), g.kv!.modRevision);
   });
   const ifUpdate = await rate(N, (i) =>
-    store.guaranteedUpdate(skey(i), false, undefined, (o) => ({ object: { ...o, data: { ...(o.data as object), i: 'u' + i } } })),
+    store.guaranteedUpdate(skey(i), false, undefined, (o) => ({
+      object: { ...o, data: { ...(o.data as object), i: 'u' + i } },
+    })),
   );
   rows.push(['updates/s (read-modify-write)', rawUpdate, ifUpdate]);
   const rawGet = await rate(N, async (i) => JSON.parse(new TextDecoder().decode((await rawKV.get(key(i))).kv!.value)));
@@ -89,7 +91,13 @@ async function throughput(engine: string, round: number): Promise<void> {
   rows.push(['1,000-object lists/s', rawList, ifList]);
   const cacher = new Cacher({ storage: store, resourcePrefix: '/configmaps', groupResource: gr });
   await cacher.waitReady();
-  const cacheList = await rate(LISTS, () => cacher.getList('/configmaps/bench', { recursive: true, resourceVersion: '0', predicate: new SelectionPredicate({ limit: 1000 }) }));
+  const cacheList = await rate(LISTS, () =>
+    cacher.getList('/configmaps/bench', {
+      recursive: true,
+      resourceVersion: '0',
+      predicate: new SelectionPredicate({ limit: 1000 }),
+    }),
+  );
   cacher.stop();
   await rawKV.close();
   await ifKV.close();
@@ -98,8 +106,11 @@ async function throughput(engine: string, round: number): Promise<void> {
   console.log(`\n${engine}: ${N} objects of ~1 KiB`);
   console.log('| operation | raw engine | storage.Interface | interface ÷ raw |');
   console.log('| --- | ---: | ---: | ---: |');
-  for (const [name, raw, iface] of rows) console.log(`| ${name} | ${fmt(raw)} | ${fmt(iface)} | ${(iface / raw).toFixed(2)} |`);
-  console.log(`| 1,000-object lists/s from the watch cache (RV=0) | | ${fmt(cacheList)} | ${(cacheList / rawList).toFixed(2)} |`);
+  for (const [name, raw, iface] of rows)
+    console.log(`| ${name} | ${fmt(raw)} | ${fmt(iface)} | ${(iface / raw).toFixed(2)} |`);
+  console.log(
+    `| 1,000-object lists/s from the watch cache (RV=0) | | ${fmt(cacheList)} | ${(cacheList / rawList).toFixed(2)} |`,
+  );
 }
 
 async function watchLatency(engine: string): Promise<void> {
@@ -107,13 +118,19 @@ async function watchLatency(engine: string): Promise<void> {
   const store = new Store({ kv, pathPrefix: '/registry', resourcePrefix: '/configmaps', groupResource: gr });
   const cacher = new Cacher({ storage: store, resourcePrefix: '/configmaps', groupResource: gr });
   await cacher.waitReady();
-  for (const [name, s] of [['store', store], ['watch cache', cacher]] as [string, Interface][]) {
+  for (const [name, s] of [
+    ['store', store],
+    ['watch cache', cacher],
+  ] as [string, Interface][]) {
     const w = await s.watch('/configmaps', { recursive: true, sendInitialEvents: false });
     const it = w[Symbol.asyncIterator]();
     const lat: number[] = [];
     for (let i = 0; i < WATCH_EVENTS; i++) {
       const t0 = performance.now();
-      await store.create(`/configmaps/w-${name.replace(' ', '')}/o-${i}`, { metadata: { name: `o-${i}`, namespace: 'w' }, data: { payload } });
+      await store.create(`/configmaps/w-${name.replace(' ', '')}/o-${i}`, {
+        metadata: { name: `o-${i}`, namespace: 'w' },
+        data: { payload },
+      });
       for (;;) {
         const e = await it.next();
         if (e.value?.type === 'ADDED') break;
@@ -121,7 +138,9 @@ async function watchLatency(engine: string): Promise<void> {
       lat.push(performance.now() - t0);
     }
     w.stop();
-    console.log(`${engine}: watch delivery through the ${name} (write → event, ${WATCH_EVENTS} events): p50 ${pct(lat, 50).toFixed(3)} ms, p99 ${pct(lat, 99).toFixed(3)} ms`);
+    console.log(
+      `${engine}: watch delivery through the ${name} (write → event, ${WATCH_EVENTS} events): p50 ${pct(lat, 50).toFixed(3)} ms, p99 ${pct(lat, 99).toFixed(3)} ms`,
+    );
   }
   cacher.stop();
   await kv.close();
@@ -133,7 +152,17 @@ async function rss(): Promise<void> {
   const kv = new MemoryKV();
   const value = 'y'.repeat(1024 - 160);
   for (let i = 0; i < RSS_OBJECTS; i++) {
-    await kv.create(`/registry/configmaps/rss/o-${i}`, enc.encode(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `o-${i}`, namespace: 'rss' }, data: { v: value } })));
+    await kv.create(
+      `/registry/configmaps/rss/o-${i}`,
+      enc.encode(
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `o-${i}`, namespace: 'rss' },
+          data: { v: value },
+        }),
+      ),
+    );
   }
   gc?.();
   await new Promise((r) => setTimeout(r, 100));
@@ -153,7 +182,11 @@ async function rss(): Promise<void> {
   await kv.close();
 }
 
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, Node ${process.version}`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}, Node ${process.version}`,
+);
 try {
   for (const e of engines) for (const round of [0, 1]) await throughput(e, round);
   for (const e of engines) await watchLatency(e);
@@ -161,4 +194,8 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);

@@ -16,6 +16,7 @@ import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
+import { GoServerResponse } from './go-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -213,6 +214,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           ALPNProtocols: ['http/1.1'],
+          ServerResponse: GoServerResponse,
           maxHeaderSize: h1HeaderLimit,
           keepAliveTimeout: idle,
           headersTimeout,
@@ -227,6 +229,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           allowHTTP1: true,
+          Http1ServerResponse: GoServerResponse,
           settings: {
             maxConcurrentStreams: streams,
             maxHeaderListSize: h2HeaderListSize,
@@ -625,9 +628,9 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   return chain;
 }
 
-/** An HTTP/2 request (compatibility API), whatever its version fields say. */
+/** An HTTP/2 request (compatibility API): an HTTP/1 request line may say 2.0 too. */
 function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming is http2.Http2ServerRequest {
-  return 'stream' in incoming;
+  return incoming.httpVersionMajor === 2 && 'stream' in incoming;
 }
 
 // Go's answers to a request it cannot read (net/http server.go, conn.serve): a statusError as

@@ -355,3 +355,18 @@ test('bounded size: 20,000 updates of one key with compaction keep the table and
   assert.ok(sizes[sizes.length - 1]! <= sizes[1]! * 1.1, `sizes: ${sizes.join(' ')}`);
   assert.ok(sizes[sizes.length - 1]! < 8 * 1024 * 1024, `size ${sizes[sizes.length - 1]}`);
 });
+
+test('WAL checkpoint: the periodic checkpoint truncates the WAL file', async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'wal.db');
+  const kv = openSQLiteKV(path, { checkpointIntervalMs: 50 });
+  t.after(() => kv.close());
+  let rev = (await kv.create('/w', new Uint8Array(4096))).revision;
+  for (let i = 0; i < 50; i++)
+    rev = ((await kv.update('/w', new Uint8Array(4096), rev)) as { revision: number }).revision;
+  assert.ok(statSync(path + '-wal').size > 100_000, 'the WAL grew');
+  const keepAlive = setInterval(() => {}, 1000);
+  await new Promise((r) => setTimeout(r, 200));
+  clearInterval(keepAlive);
+  assert.equal(statSync(path + '-wal').size, 0);
+});

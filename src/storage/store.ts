@@ -173,7 +173,13 @@ export class Store implements Interface {
 
     if (!recursive) {
       // A single object: Get, then filter (etcd3 store.getList for a non-recursive key).
-      const r = await this.kvRead(() => this.kv.get(keyPrefix, withRev ? { revision: withRev } : {}), withRev, hadContinue, continueKey, keyPrefix);
+      const r = await this.kvRead(
+        () => this.kv.get(keyPrefix, withRev ? { revision: withRev } : {}),
+        withRev,
+        hadContinue,
+        continueKey,
+        keyPrefix,
+      );
       if (!withRev) {
         this.validateMinimumResourceVersion(opts.resourceVersion, r.revision);
         withRev = r.revision;
@@ -193,7 +199,12 @@ export class Store implements Interface {
     let count: number;
     for (;;) {
       const resp = await this.kvRead(
-        () => this.kv.list(keyPrefix, { revision: withRev || undefined, limit: limit || undefined, startKey: continueKey || undefined }),
+        () =>
+          this.kv.list(keyPrefix, {
+            revision: withRev || undefined,
+            limit: limit || undefined,
+            startKey: continueKey || undefined,
+          }),
         withRev,
         hadContinue,
         continueKey,
@@ -245,12 +256,8 @@ export class Store implements Interface {
       return await read();
     } catch (err) {
       if (err instanceof FutureRevisionError || (err as Error)?.name === 'FutureRevisionError') {
-        let current: number;
-        try {
-          current = await this.kv.currentRevision();
-        } catch {
-          current = 0;
-        }
+        // If the current revision cannot be read either, report 0 (as upstream does).
+        const current = await this.kv.currentRevision().catch(() => 0);
         throw newTooLargeResourceVersionError(withRev, current, 0);
       }
       if (err instanceof CompactedError || (err as Error)?.name === 'CompactedError') {
@@ -326,8 +333,9 @@ export class Store implements Interface {
         if (cachedRev === state.rev) throw err;
         continue;
       }
-      // tryUpdate gets its own copy: it may mutate the object it is given.
-      const input = state.data ? decodeObject(state.data, state.rev, preparedKey) : {};
+      // Each state's object is decoded fresh (or cloned from the cache) and handed to tryUpdate once, as
+      // upstream's updateState does; tryUpdate may mutate it, so the no-op answer below re-decodes.
+      const input = state.obj;
       let out: { object: StorageObject; ttl?: number };
       try {
         out = await tryUpdate(input, { ttl: state.ttl, resourceVersion: state.rev });
@@ -352,7 +360,12 @@ export class Store implements Interface {
         return decodeObject(state.data, state.rev, preparedKey);
       }
       const ttl = out.ttl ?? 0;
-      const r = await this.kv.update(preparedKey, data, state.exists ? state.rev : 0, ttl > 0 ? { ttlSeconds: ttl } : {});
+      const r = await this.kv.update(
+        preparedKey,
+        data,
+        state.exists ? state.rev : 0,
+        ttl > 0 ? { ttlSeconds: ttl } : {},
+      );
       if (!r.succeeded) {
         state = this.stateFromKV(r.kv, preparedKey, ignoreNotFound);
         isCurrent = true;
@@ -401,7 +414,9 @@ export class Store implements Interface {
       }
       if (validateDeletion) {
         try {
-          await validateDeletion(state.data && !opts.ignoreStoreReadError ? decodeObject(state.data, state.rev, preparedKey) : state.obj);
+          await validateDeletion(
+            state.data && !opts.ignoreStoreReadError ? decodeObject(state.data, state.rev, preparedKey) : state.obj,
+          );
         } catch (err) {
           await recheck(err);
           continue;
@@ -494,7 +509,11 @@ export class Store implements Interface {
       }
       if (endBookmark) ch.send({ type: 'BOOKMARK', object: this.bookmarkObject(initialRev, true) });
       const bookmarks = !!opts.progressNotify;
-      const it = this.kv.watch(recursive ? key : key, { startRevision: initialRev + 1, progressNotify: bookmarks, signal });
+      const it = this.kv.watch(recursive ? key : key, {
+        startRevision: initialRev + 1,
+        progressNotify: bookmarks,
+        signal,
+      });
       for await (const resp of it) {
         if (ch.isStopped) return;
         if (!resp.events.length) {

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, adminToken, type ServerUnderTest } from './server.ts';
 import { baseline, group, type Baseline } from './harness.ts';
-import { exchange } from './h1-client.ts';
+import { exchange, parseResponses, RawH1 } from './h1-client.ts';
 
 let server: ServerUnderTest;
 let base: Baseline;

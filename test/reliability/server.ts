@@ -86,7 +86,8 @@ export async function startServer(
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  const deadline = Date.now() + 30_000;
+  // Generous: on a loaded 2-core machine module loading alone has taken 15 s.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (!s.alive()) throw new Error(`server exited during start-up:\n${out}`);
     try {
@@ -101,7 +102,7 @@ export async function startServer(
     } catch (err) {
       if (Date.now() > deadline) {
         await s.stop();
-        throw new Error(`server not serving within 30 s: ${(err as Error).message}\n${out}`);
+        throw new Error(`server not serving within 90 s: ${(err as Error).message}\n${out}`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -49,6 +49,11 @@ export interface RevisionLogOptions {
   ttlSweepMs?: number;
   /** Events a slow watcher may have queued before it goes back to reading the table. */
   watchQueueLimit?: number;
+  /**
+   * WAL checkpoint (TRUNCATE) interval where the driver has a WAL, besides the one after each
+   * compaction, so the WAL file shrinks back even when compaction is off; 0 disables. Default 5 min.
+   */
+  checkpointIntervalMs?: number;
 }
 
 export const DEFAULT_COMPACT_MIN_RETAIN = 1000;
@@ -127,6 +132,7 @@ export class RevisionLog implements KV, WatchSource {
   /** Keys with a TTL: key → [modRevision, expiry (ms since epoch)]. */
   private readonly ttl = new Map<string, [number, number]>();
   private ttlTimer: ReturnType<typeof setTimeout> | undefined;
+  private checkpointTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(db: SQLDriver, opts: RevisionLogOptions = {}) {
     this.db = db;
@@ -158,6 +164,12 @@ export class RevisionLog implements KV, WatchSource {
       this.ttl.set(String(r.name), [numberOf(r.id), now + numberOf(r.lease) * 1000]);
     }
     this.armTTL();
+    const every = opts.checkpointIntervalMs ?? 300_000;
+    if (db.checkpoint && every > 0) {
+      const t = setInterval(() => this.checkpoint(), every);
+      (t as { unref?: () => void }).unref?.();
+      this.checkpointTimer = t;
+    }
   }
 
   // --- reads ---
@@ -450,10 +462,14 @@ export class RevisionLog implements KV, WatchSource {
     this.checkpoint();
   }
 
-  /** PRAGMA wal_checkpoint(TRUNCATE) where the driver has a WAL (after compaction, and on close). */
+  /** PRAGMA wal_checkpoint(TRUNCATE) where the driver has a WAL (after compaction, periodically, on close). */
   checkpoint(): void {
     if (this.closed) return;
-    this.db.checkpoint?.();
+    try {
+      this.db.checkpoint?.();
+    } catch {
+      // SQLITE_BUSY with a reader on another connection: the next checkpoint catches up.
+    }
   }
 
   /** Database size in bytes, where the driver can tell. */
@@ -468,6 +484,7 @@ export class RevisionLog implements KV, WatchSource {
     this.closed = true;
     if (this.ttlTimer !== undefined) clearTimeout(this.ttlTimer);
     this.ttlTimer = undefined;
+    if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
     const err = new Error('storage engine is closed');
     for (const w of [...this.watchers]) w.fail(err);
     this.watchers.clear();
