@@ -32,10 +32,21 @@ interface Run {
 
 async function runCLI(args: string[]): Promise<Run> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [bin, '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${join(dir, `certs-${port}`)}`, '--authorization-mode=AlwaysAllow', ...args], {
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      bin,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--cert-dir=${join(dir, `certs-${port}`)}`,
+      '--authorization-mode=AlwaysAllow',
+      ...args,
+    ],
+    {
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.add(proc);
   let err = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
@@ -57,7 +68,10 @@ function get(port: number, path: string): Promise<{ status: number; body: string
   return new Promise((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode!, body }));
     });
     req.on('error', reject);
     req.end();
@@ -65,7 +79,12 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 }
 
 /** Polls `path` until its status is `status` and `want` matches (the checks probe at most once per timeout/2). */
-async function until(port: number, path: string, status: number, want = /(?:)/): Promise<{ status: number; body: string }> {
+async function until(
+  port: number,
+  path: string,
+  status: number,
+  want = /(?:)/,
+): Promise<{ status: number; body: string }> {
   let last = await get(port, path);
   for (let i = 0; i < 60 && (last.status !== status || !want.test(last.body)); i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -89,7 +108,11 @@ describe('edge-apiserver --etcd-servers', { skip: etcdSkip() }, () => {
   });
 
   test('/readyz?verbose lists [+]etcd ok and [+]etcd-readiness ok; /livez has etcd; stopping etcd turns both red', async () => {
-    const r = await runCLI([`--etcd-servers=${etcd.clientURL}`, '--etcd-healthcheck-timeout=500ms', '--etcd-readycheck-timeout=500ms']);
+    const r = await runCLI([
+      `--etcd-servers=${etcd.clientURL}`,
+      '--etcd-healthcheck-timeout=500ms',
+      '--etcd-readycheck-timeout=500ms',
+    ]);
     const ready = await until(r.port, '/readyz?verbose', 200);
     assert.equal(ready.status, 200, ready.body);
     assert.match(ready.body, /^\[\+\]ping ok\n\[\+\]log ok\n\[\+\]etcd ok\n\[\+\]etcd-readiness ok\n/);
@@ -109,7 +132,10 @@ describe('edge-apiserver --etcd-servers', { skip: etcdSkip() }, () => {
     assert.equal(liveRed.status, 500);
     const detail = await get(r.port, '/livez/etcd');
     assert.equal(detail.status, 500);
-    assert.match(detail.body, /^internal server error: error getting data from etcd: etcd http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+    assert.match(
+      detail.body,
+      /^internal server error: error getting data from etcd: etcd http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/,
+    );
     // Excluding the group name excludes the check.
     assert.equal((await get(r.port, '/livez?exclude=etcd')).status, 200);
     await stopCLI(r);
@@ -117,12 +143,22 @@ describe('edge-apiserver --etcd-servers', { skip: etcdSkip() }, () => {
 
   test('--etcd-servers with a bad URL fails at start with one Error line', async () => {
     const port = await freePort();
-    const proc = spawn(process.execPath, [bin, `--secure-port=${port}`, `--cert-dir=${join(dir, 'bad')}`, '--etcd-servers=localhost:2379'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [bin, `--secure-port=${port}`, `--cert-dir=${join(dir, 'bad')}`, '--etcd-servers=localhost:2379'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
     const code = await new Promise((r) => proc.once('exit', r));
     assert.equal(code, 1);
-    assert.equal(err, '--etcd-servers invalid: "localhost:2379" is not a URL of the form scheme://host:port (scheme http or https)\n'.replace(/^/, 'Error: '));
+    assert.equal(
+      err,
+      '--etcd-servers invalid: "localhost:2379" is not a URL of the form scheme://host:port (scheme http or https)\n'.replace(
+        /^/,
+        'Error: ',
+      ),
+    );
   });
 });
 
@@ -137,7 +173,10 @@ describe('etcd over TLS with client-certificate auth', { skip: etcdSkip() }, () 
 
   test('the Node fetch presents the client certificate; without it etcd refuses the handshake', async () => {
     const c = etcd.client!;
-    const kv = new EtcdKV({ endpoints: [etcd.clientURL], fetch: nodeEtcdFetch({ ca: c.ca, cert: c.cert, key: c.key }) });
+    const kv = new EtcdKV({
+      endpoints: [etcd.clientURL],
+      fetch: nodeEtcdFetch({ ca: c.ca, cert: c.cert, key: c.key }),
+    });
     const created = await kv.create('/registry/tls/a', new TextEncoder().encode('x'));
     assert.equal(created.succeeded, true);
     // Watches stream through the same fetch.
@@ -147,15 +186,31 @@ describe('etcd over TLS with client-certificate auth', { skip: etcdSkip() }, () 
       break;
     }
     await kv.close();
-    const noCert = new EtcdKV({ endpoints: [etcd.clientURL], fetch: nodeEtcdFetch({ ca: c.ca }), requestTimeoutMs: 3000 });
+    const noCert = new EtcdKV({
+      endpoints: [etcd.clientURL],
+      fetch: nodeEtcdFetch({ ca: c.ca }),
+      requestTimeoutMs: 3000,
+    });
     await assert.rejects(noCert.get('/registry/tls/a'), EtcdUnavailableError);
-    const noCA = new EtcdKV({ endpoints: [etcd.clientURL], fetch: nodeEtcdFetch({ cert: c.cert, key: c.key }), requestTimeoutMs: 3000 });
-    await assert.rejects(noCA.get('/registry/tls/a'), /self-signed certificate|unable to verify|unable to get local issuer/);
+    const noCA = new EtcdKV({
+      endpoints: [etcd.clientURL],
+      fetch: nodeEtcdFetch({ cert: c.cert, key: c.key }),
+      requestTimeoutMs: 3000,
+    });
+    await assert.rejects(
+      noCA.get('/registry/tls/a'),
+      /self-signed certificate|unable to verify|unable to get local issuer/,
+    );
   });
 
   test('edge-apiserver --etcd-cafile/--etcd-certfile/--etcd-keyfile: ready over TLS', async () => {
     const c = etcd.client!;
-    const r = await runCLI([`--etcd-servers=${etcd.clientURL}`, `--etcd-cafile=${c.caFile}`, `--etcd-certfile=${c.certFile}`, `--etcd-keyfile=${c.keyFile}`]);
+    const r = await runCLI([
+      `--etcd-servers=${etcd.clientURL}`,
+      `--etcd-cafile=${c.caFile}`,
+      `--etcd-certfile=${c.certFile}`,
+      `--etcd-keyfile=${c.keyFile}`,
+    ]);
     const ready = await until(r.port, '/readyz?verbose', 200);
     assert.equal(ready.status, 200, ready.body);
     assert.match(ready.body, /\[\+\]etcd ok\n\[\+\]etcd-readiness ok\n/);

@@ -13,7 +13,11 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
 /** Collects watch responses until `until` says stop (or the timeout). */
-async function collect(it: AsyncIterable<WatchResponse>, until: (all: WatchResponse[]) => boolean, ms = 5000): Promise<WatchResponse[]> {
+async function collect(
+  it: AsyncIterable<WatchResponse>,
+  until: (all: WatchResponse[]) => boolean,
+  ms = 5000,
+): Promise<WatchResponse[]> {
   const all: WatchResponse[] = [];
   const timer = setTimeout(() => {}, ms);
   try {
@@ -90,18 +94,30 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
     await kv.create(p.slice(0, -1) + 'x/other', enc('outside'));
     const u = await kv.update(p + 'b', enc('b2'), revs[1]!);
     const full = await kv.list(p);
-    assert.deepEqual(full.kvs.map((k) => k.key), ['a', 'b', 'c', 'd'].map((s) => p + s));
+    assert.deepEqual(
+      full.kvs.map((k) => k.key),
+      ['a', 'b', 'c', 'd'].map((s) => p + s),
+    );
     assert.equal(full.count, 4);
     assert.equal(dec(full.kvs[1]!.value), 'b2');
     const page = await kv.list(p, { limit: 2 });
-    assert.deepEqual(page.kvs.map((k) => k.key), [p + 'a', p + 'b']);
+    assert.deepEqual(
+      page.kvs.map((k) => k.key),
+      [p + 'a', p + 'b'],
+    );
     assert.equal(page.count, 4);
     const rest = await kv.list(p, { startKey: p + 'b\x00', limit: 2, revision: page.revision });
-    assert.deepEqual(rest.kvs.map((k) => k.key), [p + 'c', p + 'd']);
+    assert.deepEqual(
+      rest.kvs.map((k) => k.key),
+      [p + 'c', p + 'd'],
+    );
     assert.equal(rest.count, 2, 'count is over [startKey, prefix end)');
     assert.equal(rest.revision, page.revision);
     const old = await kv.list(p, { revision: revs[2]! });
-    assert.deepEqual(old.kvs.map((k) => dec(k.value)), ['a', 'b', 'c']);
+    assert.deepEqual(
+      old.kvs.map((k) => dec(k.value)),
+      ['a', 'b', 'c'],
+    );
     assert.equal(old.revision, revs[2]);
     assert.equal(dec((await kv.get(p + 'b', { revision: revs[1]! })).kv!.value), 'b');
     assert.equal(dec((await kv.get(p + 'b')).kv!.value), 'b2');
@@ -127,7 +143,10 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
     const c = await kv.create(p + 'a', enc('1'));
     const u = await kv.update(p + 'a', enc('2'), c.revision);
     const ctl = new AbortController();
-    const seen = collect(kv.watch(p, { startRevision: u.revision, signal: ctl.signal }), (all) => all.flatMap((r) => r.events).length >= 3);
+    const seen = collect(
+      kv.watch(p, { startRevision: u.revision, signal: ctl.signal }),
+      (all) => all.flatMap((r) => r.events).length >= 3,
+    );
     const d = await kv.delete(p + 'a', u.revision);
     await kv.create(p + 'b', enc('3'));
     await kv.create('/registry/elsewhere-' + n, enc('no'));
@@ -158,7 +177,10 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
     await kv.create(p + 'a', enc('1'));
     const current = await kv.currentRevision();
     const ctl = new AbortController();
-    const got = await collect(kv.watch(p, { startRevision: current + 1, progressNotify: true, signal: ctl.signal }), (all) => all.length >= 1);
+    const got = await collect(
+      kv.watch(p, { startRevision: current + 1, progressNotify: true, signal: ctl.signal }),
+      (all) => all.length >= 1,
+    );
     ctl.abort();
     assert.deepEqual(got[0]!.events, []);
     assert.ok(got[0]!.revision >= current);
@@ -168,7 +190,10 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
     const p = prefix();
     await kv.create(p + 'a', enc('1'), { ttlSeconds: 3600 });
     await kv.create(p + 'b', enc('2'), { ttlSeconds: 3600 });
-    const raw = await kv.client.call<{ kvs: { lease?: string }[] }>('/v3/kv/range', { key: b64(p), range_end: b64(p.slice(0, -1) + '0') });
+    const raw = await kv.client.call<{ kvs: { lease?: string }[] }>('/v3/kv/range', {
+      key: b64(p),
+      range_end: b64(p.slice(0, -1) + '0'),
+    });
     assert.ok(raw.kvs[0]!.lease, 'lease attached');
     assert.equal(raw.kvs[0]!.lease, raw.kvs[1]!.lease, 'one lease for both');
     const ttl = await kv.client.call<{ TTL: string }>('/v3/lease/timetolive', { ID: raw.kvs[0]!.lease });
@@ -191,9 +216,13 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
       return true;
     });
     await assert.rejects(kv.list(p, { revision: c.revision, limit: 1 }), CompactedError);
-    await assert.rejects(async () => {
-      for await (const _ of kv.watch(p, { startRevision: c.revision, signal: new AbortController().signal })) assert.fail('no events');
-    }, (err: unknown) => err instanceof CompactedError && err.compactRevision === u.revision);
+    await assert.rejects(
+      async () => {
+        for await (const _ of kv.watch(p, { startRevision: c.revision, signal: new AbortController().signal }))
+          assert.fail('no events');
+      },
+      (err: unknown) => err instanceof CompactedError && err.compactRevision === u.revision,
+    );
     // Compacting again at or below is a no-op.
     await kv.compact(c.revision);
     assert.equal(kv.compactRevision(), u.revision);
@@ -218,7 +247,8 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
     const follower = new EtcdKV({ endpoints: [etcd.clientURL] });
     const loop = new EtcdCompactor(follower, { intervalMs: 0 }).start();
     const next = await compact(kv, second.version, second.revision);
-    for (let i = 0; i < 50 && follower.compactRevision() !== next.compactRevision; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && follower.compactRevision() !== next.compactRevision; i++)
+      await new Promise((r) => setTimeout(r, 50));
     assert.equal(follower.compactRevision(), second.revision);
     await loop.stop();
     await other.close();
@@ -242,7 +272,10 @@ describe('etcd engine over the JSON gateway', { skip: etcdSkip() }, () => {
 describe('etcd engine: etcd unreachable or stopped', { skip: etcdSkip() }, () => {
   test('connection refused → EtcdUnavailableError at once (reads, writes, readiness)', async () => {
     const kv = new EtcdKV({ endpoints: [`http://127.0.0.1:${await freePort()}`] });
-    await assert.rejects(kv.get('/registry/a'), (err: unknown) => err instanceof EtcdUnavailableError && /ECONNREFUSED/.test(err.message));
+    await assert.rejects(
+      kv.get('/registry/a'),
+      (err: unknown) => err instanceof EtcdUnavailableError && /ECONNREFUSED/.test(err.message),
+    );
     await assert.rejects(kv.create('/registry/a', enc('x')), EtcdUnavailableError);
     await assert.rejects(kv.readinessCheck(), EtcdUnavailableError);
     await assert.rejects(async () => {
@@ -256,7 +289,8 @@ describe('etcd engine: etcd unreachable or stopped', { skip: etcdSkip() }, () =>
       const kv = new EtcdKV({ endpoints: [etcd.clientURL], probeTimeoutMs: 300, watchKeepaliveMs: 200 });
       const ctl = new AbortController();
       const watching = (async () => {
-        for await (const _ of kv.watch('/registry/', { startRevision: 1, signal: ctl.signal })) assert.fail('no events');
+        for await (const _ of kv.watch('/registry/', { startRevision: 1, signal: ctl.signal }))
+          assert.fail('no events');
       })().then(
         () => assert.fail('the watch ended without an error'),
         (err: unknown) => err,

@@ -23,7 +23,10 @@ function get(port: number, path: string): Promise<{ status: number; body: string
   return new Promise((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode!, body }));
     });
     req.on('error', reject);
     req.end();
@@ -33,10 +36,14 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 /** Starts the CLI, waits for /readyz to pass, returns its verbose body, then stops it (exit 0). */
 async function readyOnce(args: string[]): Promise<string> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [bin, '--bind-address=127.0.0.1', `--secure-port=${port}`, '--authorization-mode=AlwaysAllow', ...args], {
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [bin, '--bind-address=127.0.0.1', `--secure-port=${port}`, '--authorization-mode=AlwaysAllow', ...args],
+    {
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.add(proc);
   let err = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));

@@ -21,12 +21,18 @@ export function nodeEtcdFetch(tls: EtcdTLSMaterial): EtcdFetch {
         return;
       }
       const headers = Object.fromEntries(new Headers(init.headers).entries());
-      const req = https.request(url, { method: init.method ?? 'GET', headers, agent, signal: init.signal ?? undefined }, (res) => {
-        const resHeaders = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') resHeaders.set(k, v);
-        const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
-        resolve(new Response(body, { status: res.statusCode ?? 500, statusText: res.statusMessage, headers: resHeaders }));
-      });
+      const req = https.request(
+        url,
+        { method: init.method ?? 'GET', headers, agent, signal: init.signal ?? undefined },
+        (res) => {
+          const resHeaders = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') resHeaders.set(k, v);
+          const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
+          resolve(
+            new Response(body, { status: res.statusCode ?? 500, statusText: res.statusMessage, headers: resHeaders }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(typeof init.body === 'string' ? init.body : undefined);
     });

@@ -11,7 +11,7 @@ test('base64: round trip of every length and byte, same as atob/btoa', () => {
   }
 });
 
-test("base64: whitespace and missing padding are accepted as atob does; bad input throws", () => {
+test('base64: whitespace and missing padding are accepted as atob does; bad input throws', () => {
   assert.deepEqual(base64Decode('aGVs\nbG8='), new TextEncoder().encode('hello'));
   assert.deepEqual(base64Decode('aGVsbG8'), new TextEncoder().encode('hello'));
   assert.deepEqual(base64Decode(''), new Uint8Array(0));

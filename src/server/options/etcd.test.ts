@@ -75,7 +75,9 @@ test("EtcdOptions: upstream's validation messages", () => {
   assert.deepEqual(parsed(['--etcd-servers=http://a:2379,localhost:2379']).validate(), [
     '--etcd-servers invalid: "localhost:2379" is not a URL of the form scheme://host:port (scheme http or https)',
   ]);
-  assert.deepEqual(parsed(['--lease-reuse-duration-seconds=-1']).validate(), ['--lease-reuse-duration-seconds can not be negative value']);
+  assert.deepEqual(parsed(['--lease-reuse-duration-seconds=-1']).validate(), [
+    '--lease-reuse-duration-seconds can not be negative value',
+  ]);
   assert.throws(() => parsed(['--etcd-compaction-interval=5']), /missing unit in duration "5"/);
   assert.throws(() => parsed(['--watch-cache=maybe']), /invalid syntax/);
 });
@@ -101,10 +103,22 @@ test('EtcdOptions: the Etcd section of --help, between Generic and Secure servin
     'watch-cache',
   ]);
   const flat = etcd.replace(/\s+/g, ' ');
-  assert.match(flat, /--etcd-compaction-interval duration The interval of compaction requests\. If 0, the compaction request from apiserver is disabled\. \(default 5m0s\)/);
-  assert.match(flat, /--etcd-healthcheck-timeout duration The timeout to use when checking etcd health\. \(default 2s\)/);
-  assert.match(flat, /--etcd-prefix string The prefix to prepend to all resource paths in etcd\. \(default "\/registry"\)/);
-  assert.match(flat, /--etcd-servers strings List of etcd servers to connect with \(scheme:\/\/ip:port\), comma separated\./);
+  assert.match(
+    flat,
+    /--etcd-compaction-interval duration The interval of compaction requests\. If 0, the compaction request from apiserver is disabled\. \(default 5m0s\)/,
+  );
+  assert.match(
+    flat,
+    /--etcd-healthcheck-timeout duration The timeout to use when checking etcd health\. \(default 2s\)/,
+  );
+  assert.match(
+    flat,
+    /--etcd-prefix string The prefix to prepend to all resource paths in etcd\. \(default "\/registry"\)/,
+  );
+  assert.match(
+    flat,
+    /--etcd-servers strings List of etcd servers to connect with \(scheme:\/\/ip:port\), comma separated\./,
+  );
   assert.match(flat, /--watch-cache Enable watch caching in the apiserver \(default true\)/);
 });
 
@@ -114,9 +128,18 @@ test('EtcdOptions.applyTo: etcd3 opens the gateway engine and adds etcd (healthz
   const c = newConfig();
   await o.applyTo(c, { fileSystem: new MemoryFileSystem(), logger: discardLogger });
   assert.ok(c.storage?.kv instanceof EtcdKV);
-  assert.deepEqual(c.healthzChecks.map((h) => h.name), ['ping', 'log', 'etcd']);
-  assert.deepEqual(c.livezChecks.map((h) => h.name), ['ping', 'log', 'etcd']);
-  assert.deepEqual(c.readyzChecks.map((h) => h.name), ['ping', 'log', 'etcd', 'etcd-readiness']);
+  assert.deepEqual(
+    c.healthzChecks.map((h) => h.name),
+    ['ping', 'log', 'etcd'],
+  );
+  assert.deepEqual(
+    c.livezChecks.map((h) => h.name),
+    ['ping', 'log', 'etcd'],
+  );
+  assert.deepEqual(
+    c.readyzChecks.map((h) => h.name),
+    ['ping', 'log', 'etcd', 'etcd-readiness'],
+  );
   assert.equal(c.readyzChecks[2]!.group, 'etcd');
   await c.storage!.close();
 });
@@ -134,14 +157,20 @@ test('EtcdOptions.applyTo: sqlite from the platform; explicit sqlite without a b
   assert.equal(c.storage?.kv, fake);
   assert.equal(c.storage?.config.type, 'sqlite');
   await assert.rejects(
-    parsed(['--storage-backend=sqlite']).applyTo(newConfig(), { fileSystem: new MemoryFileSystem(), logger: discardLogger }),
+    parsed(['--storage-backend=sqlite']).applyTo(newConfig(), {
+      fileSystem: new MemoryFileSystem(),
+      logger: discardLogger,
+    }),
     /--storage-backend=sqlite: this platform provides no SQLite binding/,
   );
   const m = newConfig();
   await parsed([]).applyTo(m, { fileSystem: new MemoryFileSystem(), logger: discardLogger });
   assert.equal(m.storage?.config.type, 'memory');
   assert.ok(m.storage?.kv instanceof MemoryKV);
-  assert.deepEqual(m.readyzChecks.map((h) => h.name), ['ping', 'log', 'etcd', 'etcd-readiness']);
+  assert.deepEqual(
+    m.readyzChecks.map((h) => h.name),
+    ['ping', 'log', 'etcd', 'etcd-readiness'],
+  );
   await m.storage!.close();
 });
 
@@ -158,7 +187,12 @@ test('EtcdOptions.applyTo: TLS files — both certificate and key, read from the
   );
   let got: unknown;
   const c = newConfig();
-  await parsed(['--etcd-servers=https://e:2379', '--etcd-cafile=/pki/ca.crt', '--etcd-certfile=/pki/c.crt', '--etcd-keyfile=/pki/c.key']).applyTo(c, {
+  await parsed([
+    '--etcd-servers=https://e:2379',
+    '--etcd-cafile=/pki/ca.crt',
+    '--etcd-certfile=/pki/c.crt',
+    '--etcd-keyfile=/pki/c.key',
+  ]).applyTo(c, {
     ...ctx,
     storage: { etcdFetch: (tls) => ((got = tls), fetch) },
   });

@@ -57,11 +57,27 @@ export class EtcdOptions implements OptionsGroup {
       defaultCompactIntervalMs * nanosPerMs,
       'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.',
     );
-    this.healthcheckTimeout = fs.duration('etcd-healthcheck-timeout', defaultHealthcheckTimeoutMs * nanosPerMs, 'The timeout to use when checking etcd health.');
+    this.healthcheckTimeout = fs.duration(
+      'etcd-healthcheck-timeout',
+      defaultHealthcheckTimeoutMs * nanosPerMs,
+      'The timeout to use when checking etcd health.',
+    );
     this.keyFile = fs.string('etcd-keyfile', '', 'SSL key file used to secure etcd communication.');
-    this.etcdPrefix = fs.string('etcd-prefix', defaultEtcdPathPrefix, 'The prefix to prepend to all resource paths in etcd.');
-    this.readycheckTimeout = fs.duration('etcd-readycheck-timeout', defaultReadinessTimeoutMs * nanosPerMs, 'The timeout to use when checking etcd readiness');
-    this.etcdServers = fs.stringSlice('etcd-servers', [], 'List of etcd servers to connect with (scheme://ip:port), comma separated.');
+    this.etcdPrefix = fs.string(
+      'etcd-prefix',
+      defaultEtcdPathPrefix,
+      'The prefix to prepend to all resource paths in etcd.',
+    );
+    this.readycheckTimeout = fs.duration(
+      'etcd-readycheck-timeout',
+      defaultReadinessTimeoutMs * nanosPerMs,
+      'The timeout to use when checking etcd readiness',
+    );
+    this.etcdServers = fs.stringSlice(
+      'etcd-servers',
+      [],
+      'List of etcd servers to connect with (scheme://ip:port), comma separated.',
+    );
     this.leaseReuseDurationSeconds = fs.int(
       'lease-reuse-duration-seconds',
       defaultLeaseReuseDurationSeconds,
@@ -99,10 +115,13 @@ export class EtcdOptions implements OptionsGroup {
     }
     for (const server of this.etcdServers.value) {
       if (!/^https?:\/\/[^/]+\/?$/.test(server)) {
-        errors.push(`--etcd-servers invalid: ${JSON.stringify(server)} is not a URL of the form scheme://host:port (scheme http or https)`);
+        errors.push(
+          `--etcd-servers invalid: ${JSON.stringify(server)} is not a URL of the form scheme://host:port (scheme http or https)`,
+        );
       }
     }
-    if (this.leaseReuseDurationSeconds.value < 0) errors.push('--lease-reuse-duration-seconds can not be negative value');
+    if (this.leaseReuseDurationSeconds.value < 0)
+      errors.push('--lease-reuse-duration-seconds can not be negative value');
     return errors;
   }
 
@@ -131,14 +150,17 @@ export class EtcdOptions implements OptionsGroup {
     const storageConfig = this.storageConfig();
     const platform = ctx.storage ?? {};
     // The implicit default on a platform without a SQLite binding (embedders, tests): memory.
-    if (storageConfig.type === 'sqlite' && !this.storageBackend.changed && !platform.openSQLite) storageConfig.type = 'memory';
+    if (storageConfig.type === 'sqlite' && !this.storageBackend.changed && !platform.openSQLite)
+      storageConfig.type = 'memory';
     const backend = await openStorageBackend(storageConfig, platform, {
       readTextFile: (path) => readTextFile(ctx.fileSystem, path),
       logger: ctx.logger,
     });
     config.storage = backend;
     // addEtcdHealthEndpoint: `etcd` on all three endpoints, `etcd-readiness` on /readyz.
-    const health = newStorageCheck(() => backend.kv.readinessCheck(), { timeoutMs: storageConfig.healthcheckTimeoutMs });
+    const health = newStorageCheck(() => backend.kv.readinessCheck(), {
+      timeoutMs: storageConfig.healthcheckTimeoutMs,
+    });
     const ready = newStorageCheck(() => backend.kv.readinessCheck(), { timeoutMs: storageConfig.readycheckTimeoutMs });
     const etcd = namedCheck('etcd', health, 'etcd');
     config.healthzChecks.push(etcd);
@@ -148,7 +170,9 @@ export class EtcdOptions implements OptionsGroup {
     config.routeInstallers.push((server) => {
       backend.start();
       server.addDestroyFunc(() => {
-        backend.close().catch((err: unknown) => ctx.logger.error('Closing the storage backend failed', { err: String(err) }));
+        backend
+          .close()
+          .catch((err: unknown) => ctx.logger.error('Closing the storage backend failed', { err: String(err) }));
       });
     });
   }

@@ -93,13 +93,28 @@ export function headerRevision(h: RawHeader | undefined): number {
   return Number(h?.revision ?? 0);
 }
 
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE']);
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 
 /** True when the request could not have reached etcd (safe to try the next endpoint). */
 function notSent(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string } })?.cause;
   const code = cause?.code ?? (err as { code?: string })?.code;
-  return typeof code === 'string' && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN');
+  return (
+    typeof code === 'string' &&
+    (code === 'ECONNREFUSED' ||
+      code === 'ENOTFOUND' ||
+      code === 'EHOSTUNREACH' ||
+      code === 'ENETUNREACH' ||
+      code === 'EAI_AGAIN')
+  );
 }
 
 function reason(err: unknown): string {
@@ -121,7 +136,8 @@ export class EtcdGatewayClient {
     if (!opts.endpoints.length) throw new Error('etcd: no endpoints');
     this.endpoints = opts.endpoints.map((e) => e.replace(/\/+$/, ''));
     for (const e of this.endpoints) {
-      if (!/^https?:\/\/[^/]+$/.test(e)) throw new Error(`etcd: invalid endpoint ${JSON.stringify(e)}: want scheme://host:port`);
+      if (!/^https?:\/\/[^/]+$/.test(e))
+        throw new Error(`etcd: invalid endpoint ${JSON.stringify(e)}: want scheme://host:port`);
     }
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.timeoutMs = opts.requestTimeoutMs ?? 20_000;
@@ -140,11 +156,17 @@ export class EtcdGatewayClient {
       let res: Response;
       let text: string;
       try {
-        res = await this.fetchFn(endpoint + path, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' }, signal });
+        res = await this.fetchFn(endpoint + path, {
+          method: 'POST',
+          body: payload,
+          headers: { 'content-type': 'application/json' },
+          signal,
+        });
         text = await res.text();
       } catch (err) {
         if (opts.signal?.aborted) throw opts.signal.reason;
-        if (timeout.aborted) throw new EtcdUnavailableError(endpoint, `request ${path} timed out after ${timeoutMs / 1000}s`);
+        if (timeout.aborted)
+          throw new EtcdUnavailableError(endpoint, `request ${path} timed out after ${timeoutMs / 1000}s`);
         lastErr = err;
         if (notSent(err)) continue;
         throw new EtcdUnavailableError(endpoint, reason(err));
@@ -154,19 +176,29 @@ export class EtcdGatewayClient {
       try {
         json = JSON.parse(text) as Record<string, unknown>;
       } catch {
-        throw new EtcdResponseError(`etcd ${endpoint}: unexpected response to ${path} (HTTP ${res.status}): ${text.slice(0, 200)}`, 2, res.status);
+        throw new EtcdResponseError(
+          `etcd ${endpoint}: unexpected response to ${path} (HTTP ${res.status}): ${text.slice(0, 200)}`,
+          2,
+          res.status,
+        );
       }
       if (!res.ok || typeof json.error === 'string') throw responseError(json, res.status);
       return json as T;
     }
-    throw new EtcdUnavailableError(this.endpoints.length === 1 ? this.endpoints[0]! : this.endpoints.join(','), reason(lastErr));
+    throw new EtcdUnavailableError(
+      this.endpoints.length === 1 ? this.endpoints[0]! : this.endpoints.join(','),
+      reason(lastErr),
+    );
   }
 
   /**
    * Opens a streaming /v3/watch and yields each `result`. The stream is cancelled by aborting
    * `signal`. Connecting and the `created` response are bounded by the request timeout.
    */
-  async *watchStream(createRequest: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+  async *watchStream(
+    createRequest: Record<string, unknown>,
+    signal: AbortSignal,
+  ): AsyncGenerator<Record<string, unknown>> {
     const body = JSON.stringify({ create_request: createRequest });
     let res: Response | undefined;
     let endpoint = '';
@@ -180,11 +212,17 @@ export class EtcdGatewayClient {
         const i = (this.current + attempt) % this.endpoints.length;
         endpoint = this.endpoints[i]!;
         try {
-          res = await this.fetchFn(endpoint + '/v3/watch', { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: ctl.signal });
+          res = await this.fetchFn(endpoint + '/v3/watch', {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json' },
+            signal: ctl.signal,
+          });
           this.current = i;
         } catch (err) {
           if (signal.aborted) return;
-          if (ctl.signal.aborted) throw new EtcdUnavailableError(endpoint, `watch timed out after ${this.timeoutMs / 1000}s`);
+          if (ctl.signal.aborted)
+            throw new EtcdUnavailableError(endpoint, `watch timed out after ${this.timeoutMs / 1000}s`);
           lastErr = err;
           if (notSent(err)) continue;
           throw new EtcdUnavailableError(endpoint, reason(err));
@@ -212,7 +250,8 @@ export class EtcdGatewayClient {
             chunk = await reader.read();
           } catch (err) {
             if (signal.aborted) return;
-            if (!created && ctl.signal.aborted) throw new EtcdUnavailableError(endpoint, `watch timed out after ${this.timeoutMs / 1000}s`);
+            if (!created && ctl.signal.aborted)
+              throw new EtcdUnavailableError(endpoint, `watch timed out after ${this.timeoutMs / 1000}s`);
             throw new EtcdUnavailableError(endpoint, `watch stream broken: ${reason(err)}`);
           }
           if (chunk.done) {
@@ -227,7 +266,12 @@ export class EtcdGatewayClient {
             if (!line) continue;
             const msg = JSON.parse(line) as { result?: Record<string, unknown>; error?: unknown };
             if (msg.error !== undefined) {
-              throw responseError(typeof msg.error === 'object' && msg.error ? (msg.error as Record<string, unknown>) : (msg as Record<string, unknown>), 200);
+              throw responseError(
+                typeof msg.error === 'object' && msg.error
+                  ? (msg.error as Record<string, unknown>)
+                  : (msg as Record<string, unknown>),
+                200,
+              );
             }
             if (!msg.result) continue;
             if (!created) {

@@ -100,7 +100,11 @@ export class EtcdCompactor {
       this.rev = r.revision;
       if (r.compactRevision) this.opts.logger?.info('etcd: compacted', { rev: r.compactRevision }, 4);
     } catch (err) {
-      if (!this.stopped.signal.aborted) this.opts.logger?.error('etcd: compact failed', { endpoints: this.kv.client.endpoints, err: errorMessage(err) });
+      if (!this.stopped.signal.aborted)
+        this.opts.logger?.error('etcd: compact failed', {
+          endpoints: this.kv.client.endpoints,
+          err: errorMessage(err),
+        });
     } finally {
       this.schedule();
     }

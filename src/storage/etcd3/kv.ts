@@ -8,8 +8,28 @@
 // (mvcc ErrCompacted); compactRevision() is the highest compaction this client did or learned of
 // (its own compactions, compact_rev_key through the compactor, a cancelled watch).
 
-import { CompactedError, FutureRevisionError, type GetResult, type KV, type ListOptions, type ListResult, type TxnResult, type WatchEvent, type WatchOptions, type WatchResponse } from '../kv.ts';
-import { b64, decodeKeyValue, EtcdGatewayClient, headerRevision, prefixEndB64, type EtcdClientOptions, type RawHeader, type RawKeyValue } from './client.ts';
+import {
+  CompactedError,
+  FutureRevisionError,
+  type GetResult,
+  type KV,
+  type ListOptions,
+  type ListResult,
+  type TxnResult,
+  type WatchEvent,
+  type WatchOptions,
+  type WatchResponse,
+} from '../kv.ts';
+import {
+  b64,
+  decodeKeyValue,
+  EtcdGatewayClient,
+  headerRevision,
+  prefixEndB64,
+  type EtcdClientOptions,
+  type RawHeader,
+  type RawKeyValue,
+} from './client.ts';
 import { LeaseManager } from './lease.ts';
 
 export interface EtcdKVOptions extends EtcdClientOptions {
@@ -89,7 +109,11 @@ export class EtcdKV implements KV {
   }
 
   async count(prefix: string): Promise<{ revision: number; count: number }> {
-    const r = await this.call<RangeResponse>('/v3/kv/range', { key: b64(prefix), range_end: prefixEndB64(prefix), count_only: true });
+    const r = await this.call<RangeResponse>('/v3/kv/range', {
+      key: b64(prefix),
+      range_end: prefixEndB64(prefix),
+      count_only: true,
+    });
     return { revision: headerRevision(r.header), count: Number(r.count ?? 0) };
   }
 
@@ -97,7 +121,12 @@ export class EtcdKV implements KV {
     return this.optimisticPut(key, value, 0, opts.ttlSeconds);
   }
 
-  async update(key: string, value: Uint8Array, expectedRevision: number, opts: { ttlSeconds?: number } = {}): Promise<TxnResult> {
+  async update(
+    key: string,
+    value: Uint8Array,
+    expectedRevision: number,
+    opts: { ttlSeconds?: number } = {},
+  ): Promise<TxnResult> {
     return this.optimisticPut(key, value, expectedRevision, opts.ttlSeconds);
   }
 
@@ -116,7 +145,12 @@ export class EtcdKV implements KV {
     return this.failed(r, revision);
   }
 
-  private async optimisticPut(key: string, value: Uint8Array, expectedRevision: number, ttlSeconds?: number): Promise<TxnResult> {
+  private async optimisticPut(
+    key: string,
+    value: Uint8Array,
+    expectedRevision: number,
+    ttlSeconds?: number,
+  ): Promise<TxnResult> {
     const k = b64(key);
     const put: Record<string, unknown> = { key: k, value: b64(value) };
     // An update returns the value it replaced (a create has none).
@@ -146,7 +180,8 @@ export class EtcdKV implements KV {
 
   private async *watchEvents(prefix: string, opts: WatchOptions): AsyncGenerator<WatchResponse> {
     this.assertOpen();
-    if (!(opts.startRevision >= 1)) throw new Error(`etcd: watch start revision must be >= 1, got ${opts.startRevision}`);
+    if (!(opts.startRevision >= 1))
+      throw new Error(`etcd: watch start revision must be >= 1, got ${opts.startRevision}`);
     const ctl = new AbortController();
     const onAbort = () => ctl.abort(opts.signal.reason);
     if (opts.signal.aborted) return;
@@ -260,7 +295,8 @@ export class EtcdKV implements KV {
         const current = await this.currentRevision().catch(() => 0);
         throw new CompactedError(Math.max(this.compacted, await this.fetchCompactRevision().catch(() => 0)), current);
       }
-      if (err instanceof FutureRevisionError) throw new FutureRevisionError(await this.currentRevision().catch(() => 0));
+      if (err instanceof FutureRevisionError)
+        throw new FutureRevisionError(await this.currentRevision().catch(() => 0));
       throw err;
     }
   }
@@ -273,7 +309,10 @@ export class EtcdKV implements KV {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), this.probeTimeoutMs);
     try {
-      for await (const r of this.client.watchStream({ key: b64(this.healthKey), start_revision: '1' }, ctl.signal) as AsyncGenerator<RawWatchResult>) {
+      for await (const r of this.client.watchStream(
+        { key: b64(this.healthKey), start_revision: '1' },
+        ctl.signal,
+      ) as AsyncGenerator<RawWatchResult>) {
         if (r.canceled) {
           const rev = Number(r.compact_revision ?? 0);
           this.noteCompacted(rev);
@@ -296,4 +335,3 @@ export class EtcdKV implements KV {
 export function newEtcdKV(opts: EtcdKVOptions): EtcdKV {
   return new EtcdKV(opts);
 }
-

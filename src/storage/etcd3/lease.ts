@@ -13,7 +13,11 @@ export class LeaseManager {
   private readonly grant: (ttlSeconds: number) => Promise<string>;
   private readonly now: () => number;
 
-  constructor(grant: (ttlSeconds: number) => Promise<string>, reuseSeconds = defaultLeaseReuseDurationSeconds, now: () => number = Date.now) {
+  constructor(
+    grant: (ttlSeconds: number) => Promise<string>,
+    reuseSeconds = defaultLeaseReuseDurationSeconds,
+    now: () => number = Date.now,
+  ) {
     this.grant = grant;
     this.reuseSeconds = reuseSeconds;
     this.now = now;

@@ -26,7 +26,9 @@ export function newStorageCheck(probe: () => Promise<void>, opts: StorageCheckOp
     try {
       await Promise.race([
         probe(),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('context deadline exceeded')), opts.timeoutMs))),
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('context deadline exceeded')), opts.timeoutMs)),
+        ),
       ]);
     } catch (e) {
       err = new Error(`error getting data from etcd: ${e instanceof Error ? e.message : String(e)}`);

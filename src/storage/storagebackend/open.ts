@@ -57,11 +57,16 @@ export interface OpenContext {
 
 /** transport.TLSInfo.ClientConfig's check: a certificate needs its key and vice versa. */
 export function validateTLSFiles(t: StorageBackendConfig['transport']): string | undefined {
-  if ((t.certFile === '') !== (t.keyFile === '')) return `KeyFile and CertFile must both be present[key: ${t.keyFile}, cert: ${t.certFile}]`;
+  if ((t.certFile === '') !== (t.keyFile === ''))
+    return `KeyFile and CertFile must both be present[key: ${t.keyFile}, cert: ${t.certFile}]`;
   return undefined;
 }
 
-export async function openStorageBackend(config: StorageBackendConfig, platform: StoragePlatform, ctx: OpenContext): Promise<StorageBackend> {
+export async function openStorageBackend(
+  config: StorageBackendConfig,
+  platform: StoragePlatform,
+  ctx: OpenContext,
+): Promise<StorageBackend> {
   const own = await platform.openKV?.(config);
   if (own) return backend(config, own, generalCompactor(own, config, ctx));
   switch (config.type) {
@@ -71,7 +76,9 @@ export async function openStorageBackend(config: StorageBackendConfig, platform:
     }
     case 'sqlite': {
       if (!platform.openSQLite) {
-        throw new Error('--storage-backend=sqlite: this platform provides no SQLite binding; use --etcd-servers or --storage-backend=memory');
+        throw new Error(
+          '--storage-backend=sqlite: this platform provides no SQLite binding; use --etcd-servers or --storage-backend=memory',
+        );
       }
       const kv = await platform.openSQLite(config.sqlitePath);
       return backend(config, kv, generalCompactor(kv, config, ctx));
@@ -90,7 +97,8 @@ interface Background {
 function generalCompactor(kv: KV, config: StorageBackendConfig, ctx: OpenContext): Background {
   return new Compactor(kv, {
     intervalMs: config.compactionIntervalMs,
-    onError: (err) => ctx.logger.error('storage: compact failed', { err: err instanceof Error ? err.message : String(err) }),
+    onError: (err) =>
+      ctx.logger.error('storage: compact failed', { err: err instanceof Error ? err.message : String(err) }),
     onCompact: (rev) => ctx.logger.info('storage: compacted', { rev }, 4),
   });
 }
@@ -119,14 +127,20 @@ function backend(config: StorageBackendConfig, kv: KV, compactor: Background): S
   };
 }
 
-async function openEtcd(config: StorageBackendConfig, platform: StoragePlatform, ctx: OpenContext): Promise<StorageBackend> {
+async function openEtcd(
+  config: StorageBackendConfig,
+  platform: StoragePlatform,
+  ctx: OpenContext,
+): Promise<StorageBackend> {
   const t = config.transport;
   const bad = validateTLSFiles(t);
   if (bad) throw new Error(bad);
   let fetchFn = platform.fetch;
   if (t.certFile || t.trustedCAFile) {
     if (!platform.etcdFetch) {
-      throw new Error('--etcd-cafile/--etcd-certfile/--etcd-keyfile: this platform cannot make TLS connections with a private CA or client certificates');
+      throw new Error(
+        '--etcd-cafile/--etcd-certfile/--etcd-keyfile: this platform cannot make TLS connections with a private CA or client certificates',
+      );
     }
     const tls: EtcdTLSMaterial = {};
     if (t.trustedCAFile) tls.ca = await ctx.readTextFile(t.trustedCAFile);
@@ -148,7 +162,10 @@ async function openEtcd(config: StorageBackendConfig, platform: StoragePlatform,
 
 /** Go's path.Join for absolute paths: `/`, `/registry`, `health` → `/registry/health`. */
 function joinPath(...parts: string[]): string {
-  const segs = parts.join('/').split('/').filter((s) => s !== '' && s !== '.');
+  const segs = parts
+    .join('/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   const out: string[] = [];
   for (const s of segs) {
     if (s === '..') out.pop();
