@@ -253,18 +253,17 @@ class Connection {
           body: Buffer.concat(chunks).toString('utf8'),
         });
       });
-      const failed = (code: string) => {
+      const settle = (code: string) => {
         // A stream that never went out fails with the session's error (ECONNREFUSED …).
         if (stream?.id === undefined) code = this.sessionError.get(session) ?? code;
         if (status !== undefined) finish({ outcome: 'aborted', status, error: code });
         else finish({ outcome: 'conn-error', error: code });
       };
+      // The session's own error is emitted after its streams' error and close events.
+      const failed = (code: string) => (stream?.id === undefined ? void setImmediate(() => settle(code)) : settle(code));
       stream.on('error', (e: NodeJS.ErrnoException) => {
         const rst = stream!.rstCode;
-        const code = rst === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : (e.code ?? e.message);
-        // The session's own error (why the stream never went out) is emitted after its streams'.
-        if (stream!.id === undefined) setImmediate(() => failed(code));
-        else failed(code);
+        failed(rst === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : (e.code ?? e.message));
       });
       stream.on('close', () => {
         // Closed without an error event: reset (NO_ERROR/CANCEL) or the session went away.

@@ -135,8 +135,10 @@ test('SIGTERM under load (16 connections, HTTP/1.1 + HTTP/2) and with idle ones:
   assert.ok(before.length > 0 && before.every((p) => p.status === 200), JSON.stringify(before));
   assert.ok(window.length >= 1, `readyz polled during the delay window: ${JSON.stringify(polls)}`);
   assert.ok(window.every((p) => p.status === 500 && /\[-\]shutdown failed: reason withheld/.test(p.body ?? '')), JSON.stringify(window));
-  assert.ok(refusedPolls.length > 0, JSON.stringify(polls));
-  assert.ok(refusedPolls.every((p) => p.error === 'ECONNREFUSED' && p.end >= at.NotAcceptingNewRequest! - 5), JSON.stringify(refusedPolls));
+  assert.ok(refusedPolls.some((p) => p.error === 'ECONNREFUSED'), JSON.stringify(polls));
+  // A connection in the kernel's accept queue when the listener closes is reset instead.
+  const closedListener = (p: Probe) => (p.error === 'ECONNREFUSED' || p.error === 'ECONNRESET') && p.end >= at.NotAcceptingNewRequest! - 5;
+  assert.ok(refusedPolls.every(closedListener), JSON.stringify(refusedPolls));
   assert.ok(polls.filter((p) => p.start > at.HTTPServerStoppedListening! + 5).every((p) => p.error === 'ECONNREFUSED'), JSON.stringify(polls));
   assert.equal(healthz.status, 200, 'healthz stays green during the delay');
 
