@@ -19,7 +19,7 @@ type FieldSpec =
   | { name: string; type: 'string' | 'bytes' | 'bool' | 'int64' | 'int32' }
   | { name: string; type: 'strings' }
   | { name: string; type: 'message'; schema: Schema; repeated?: boolean }
-  | { name: string; type: 'map'; value: 'string' | Schema }
+  | { name: string; type: 'map'; value: 'string' | 'bytes' | Schema }
   | { name: string; type: 'time' }
   | { name: string; type: 'skip' };
 
@@ -85,6 +85,12 @@ function toInt(v: bigint, bits: 32 | 64): number {
 }
 
 /** Decodes one message with `schema` into a JSON-shaped object (empty values dropped). */
+function base64Of(b: Uint8Array): string {
+  let bin = '';
+  for (const x of b) bin += String.fromCharCode(x);
+  return btoa(bin);
+}
+
 export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, unknown> {
   const r = new Reader(buf);
   const out: Record<string, unknown> = {};
@@ -140,11 +146,17 @@ export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, u
       case 'map': {
         const entrySchema: Schema = {
           1: { name: 'key', type: 'string' },
-          2: spec.value === 'string' ? { name: 'value', type: 'string' } : { name: 'value', type: 'message', schema: spec.value },
+          2:
+            spec.value === 'string' || spec.value === 'bytes'
+              ? { name: 'value', type: spec.value }
+              : { name: 'value', type: 'message', schema: spec.value },
         };
         const e = decodeMessage(r.bytes(), entrySchema);
         const m = (out[spec.name] ??= {}) as Record<string, unknown>;
-        m[(e.key as string | undefined) ?? ''] = e.value ?? (spec.value === 'string' ? '' : {});
+        const key = (e.key as string | undefined) ?? '';
+        // []byte values are base64 in JSON, as encoding/json writes them.
+        if (spec.value === 'bytes') m[key] = base64Of((e.value as Uint8Array | undefined) ?? new Uint8Array());
+        else m[key] = e.value ?? (spec.value === 'string' ? '' : {});
         break;
       }
     }

@@ -152,7 +152,7 @@ test('SIGTERM under load (16 connections, HTTP/1.1 + HTTP/2) and with idle ones:
   assert.equal(code, 0, srv.stderr());
   assert.doesNotMatch(srv.stderr(), /Failed to shutdown server/);
 
-  // The lifecycle signals, in order (k8s-serving-lifecycle.md §3.4, §10 item 13).
+  // The lifecycle signals, in order (RunWithContext, k8s.io/apiserver/pkg/server/genericapiserver.go).
   const events = gracefulEvents(srv.stderr());
   const names = events.map((e) => e.name);
   const order = [
@@ -204,7 +204,7 @@ test('SIGTERM under load (16 connections, HTTP/1.1 + HTTP/2) and with idle ones:
 
   // Every request completed, or was refused before the server accepted it: a connection-level
   // error and its id never entered the handler chain. The 503 "apiserver is shutting down" (a
-  // stream racing the GOAWAY, reference §3.5) is an answer, counted apart.
+  // stream racing the GOAWAY, as upstream's WithWaitGroup answers it) is an answer, counted apart.
   const accepted = srv.accepted();
   assert.ok(accepted.size > 0, 'the fixture recorded accepted requests');
   const refused = records.filter((r) => refusedBeforeAccepted(r, accepted));

@@ -136,6 +136,7 @@ const namespace: ResourceDefinition = {
 const configMapSchema: Schema = {
   1: { name: 'metadata', type: 'message', schema: objectMetaSchema },
   2: { name: 'data', type: 'map', value: 'string' },
+  3: { name: 'binaryData', type: 'map', value: 'bytes' },
   4: { name: 'immutable', type: 'bool' },
 };
 
@@ -225,6 +226,7 @@ const secret: ResourceDefinition = {
     kind: 'Secret',
     schema: {
       1: { name: 'metadata', type: 'message', schema: objectMetaSchema },
+      2: { name: 'data', type: 'map', value: 'bytes' },
       3: { name: 'type', type: 'string' },
       4: { name: 'stringData', type: 'map', value: 'string' },
       5: { name: 'immutable', type: 'bool' },
