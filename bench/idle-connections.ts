@@ -4,7 +4,7 @@
 // HTTP/1.1 connection sending authenticated GET /version one after the other. Phases:
 //   unloaded → 1,000 idle TLS connections (500 HTTP/1.1 keep-alive after a request, 500 HTTP/2
 //   sessions without streams) → unloaded again → 1,000 slowloris connections (HTTP/1.1 headers
-//   that never end, one header line a second each) → unloaded again.
+//   that never end, one header line every 5 s each) → unloaded again.
 // A loaded phase stops early when the first held connection is due to be closed by the server.
 // Reports p50/p99 per phase and the ratio to the mean of the unloaded runs around it (the machine
 // is shared: the baseline is measured on both sides). Target: p99 within 2× of unloaded.
@@ -17,7 +17,13 @@ import { loadavg } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openIdleConnections, percentile, runLoad, type IdleConnection, type RequestRecord } from '../test/reliability/load-client.ts';
+import {
+  openIdleConnections,
+  percentile,
+  runLoad,
+  type IdleConnection,
+  type RequestRecord,
+} from '../test/reliability/load-client.ts';
 import { freePort, startServer, tokenFile, waitServed } from '../test/reliability/operational-server.ts';
 
 const requests = Number(process.env.BENCH_IDLE_REQUESTS ?? 300);
@@ -27,7 +33,15 @@ const auth = { authorization: `Bearer ${token}` };
 
 const dir = mkdtempSync(join(tmpdir(), 'edge-bench-idle-'));
 const port = await freePort();
-const srv = startServer(['--cert-dir', join(dir, 'certs'), '--secure-port', String(port), '--token-auth-file', tokenFile(dir, token), '--authorization-mode=AlwaysAllow']);
+const srv = startServer([
+  '--cert-dir',
+  join(dir, 'certs'),
+  '--secure-port',
+  String(port),
+  '--token-auth-file',
+  tokenFile(dir, token),
+  '--authorization-mode=AlwaysAllow',
+]);
 const cleanup = () => {
   srv.proc.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
@@ -40,7 +54,14 @@ async function normalClient(until?: number): Promise<RequestRecord[]> {
   const stop = new AbortController();
   const signal = stop.signal;
   const timer = until === undefined ? undefined : setTimeout(() => stop.abort(), Math.max(0, until - Date.now()));
-  const common = { port, connections: 1, path: () => '/version', headers: auth, signal, maxRequestsPerWorker: requests };
+  const common = {
+    port,
+    connections: 1,
+    path: () => '/version',
+    headers: auth,
+    signal,
+    maxRequestsPerWorker: requests,
+  };
   const [h2, h1] = await Promise.all([runLoad({ ...common, protocol: 'h2' }), runLoad({ ...common, protocol: 'h1' })]);
   clearTimeout(timer);
   const all = [...h2.records, ...h1.records];
@@ -60,7 +81,15 @@ const phases: Phase[] = [];
 async function measure(name: string, until?: number): Promise<Phase> {
   const records = await normalClient(until);
   const lat = records.map((r) => r.latencyMs);
-  const p = { name, p50: percentile(lat, 50), p99: percentile(lat, 99), n: records.length, load: loadavg().map((x) => x.toFixed(2)).join(' ') };
+  const p = {
+    name,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    n: records.length,
+    load: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
+  };
   phases.push(p);
   console.error(`${name}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(2)} ms (${p.n} requests, load ${p.load})`);
   return p;
@@ -84,7 +113,7 @@ for (const c of held) c.close();
 await new Promise((r) => setTimeout(r, 500));
 const base2 = await measure('unloaded');
 
-held = await openIdleConnections('slowloris', connections, { port, trickleMs: 1000 });
+held = await openIdleConnections('slowloris', connections, { port, trickleMs: 5000 });
 // ReadHeaderTimeout (32 s) closes them: measure only while all are held.
 const slow = await measure(`${connections} slowloris`, Math.min(...held.map((c) => c.openedAt)) + 31_000);
 const slowOpen = stillOpen(held);
@@ -106,8 +135,12 @@ console.log('| phase | p50 ms | p99 ms | p50 ratio | p99 ratio | load average |'
 console.log('|---|---|---|---|---|---|');
 for (const p of phases) {
   const r = p === idle ? ri : p === slow ? rs : undefined;
-  console.log(`| ${p.name} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${r ? r.p50.toFixed(2) + '×' : ''} | ${r ? r.p99.toFixed(2) + '×' : ''} | ${p.load} |`);
+  console.log(
+    `| ${p.name} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${r ? r.p50.toFixed(2) + '×' : ''} | ${r ? r.p99.toFixed(2) + '×' : ''} | ${p.load} |`,
+  );
 }
-console.log(`\nidle connections still open during their phase: ${idleOpen}/${connections}; slowloris: ${slowOpen}/${connections}; ` +
-  `server alive: ${alive}, exit ${code}; ${requests} requests per connection per phase`);
+console.log(
+  `\nidle connections still open during their phase: ${idleOpen}/${connections}; slowloris: ${slowOpen}/${connections}; ` +
+    `server alive: ${alive}, exit ${code}; ${requests} requests per connection per phase`,
+);
 process.exit(alive && code === 0 ? 0 : 1);

@@ -14,7 +14,10 @@ const accepted: string[] = [];
 const ms = (v: string | undefined) => (v ? Number(v) : undefined);
 
 const code = await main(process.argv.slice(2), {
-  listener: { headersTimeout: ms(env.EDGE_APISERVER_TEST_HEADERS_TIMEOUT_MS), idleTimeout: ms(env.EDGE_APISERVER_TEST_IDLE_TIMEOUT_MS) },
+  listener: {
+    headersTimeout: ms(env.EDGE_APISERVER_TEST_HEADERS_TIMEOUT_MS),
+    idleTimeout: ms(env.EDGE_APISERVER_TEST_IDLE_TIMEOUT_MS),
+  },
   configure: (config) => {
     config.routeInstallers.push((server) => {
       server.handler.nonGoRestfulMux.handle('/slow', async (ctx) => {

@@ -144,7 +144,13 @@ class Connection {
         resolve({ ...a, freshConnection: fresh });
       };
       const req = https.request(
-        { host: this.o.host ?? '127.0.0.1', port: this.o.port, path, agent, headers: { ...this.o.headers, 'x-load-id': id } },
+        {
+          host: this.o.host ?? '127.0.0.1',
+          port: this.o.port,
+          path,
+          agent,
+          headers: { ...this.o.headers, 'x-load-id': id },
+        },
         (r) => {
           res = r;
           responded = true;
@@ -163,7 +169,9 @@ class Connection {
             finish(a);
           });
           r.on('aborted', () => finish({ outcome: 'aborted', status, error: 'aborted' }));
-          r.on('error', (e: NodeJS.ErrnoException) => finish({ outcome: 'aborted', status, error: e.code ?? e.message }));
+          r.on('error', (e: NodeJS.ErrnoException) =>
+            finish({ outcome: 'aborted', status, error: e.code ?? e.message }),
+          );
         },
       );
       req.on('socket', (s) => {
@@ -220,12 +228,18 @@ class Connection {
       let headers: http2.IncomingHttpHeaders | undefined;
       const chunks: Buffer[] = [];
       let stream: http2.ClientHttp2Stream | undefined;
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      // Set after the stream exists; finish() may run before (a stream that cannot be opened).
+      const timer: { id?: ReturnType<typeof setTimeout> } = {};
       const finish = (a: Omit<Answer, 'freshConnection'>) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
-        resolve({ ...a, freshConnection: fresh, streamId: stream?.id, goawayLastStreamId: this.goawayLast.get(session) });
+        clearTimeout(timer.id);
+        resolve({
+          ...a,
+          freshConnection: fresh,
+          streamId: stream?.id,
+          goawayLastStreamId: this.goawayLast.get(session),
+        });
       };
       try {
         stream = session.request({ ':path': path, ...this.o.headers, 'x-load-id': id });
@@ -234,7 +248,7 @@ class Connection {
         this.usable = false;
         return finish({ outcome: 'conn-error', error: (e as NodeJS.ErrnoException).code ?? String(e) });
       }
-      timer = setTimeout(() => {
+      timer.id = setTimeout(() => {
         finish({ outcome: 'timeout', status, error: 'timeout' });
         stream!.close(http2.constants.NGHTTP2_CANCEL);
       }, this.o.timeoutMs ?? 15_000);
@@ -253,22 +267,27 @@ class Connection {
           body: Buffer.concat(chunks).toString('utf8'),
         });
       });
-      const failed = (code: string) => {
+      const settle = (code: string) => {
         // A stream that never went out fails with the session's error (ECONNREFUSED …).
         if (stream?.id === undefined) code = this.sessionError.get(session) ?? code;
         if (status !== undefined) finish({ outcome: 'aborted', status, error: code });
         else finish({ outcome: 'conn-error', error: code });
       };
+      // The session's own error is emitted after its streams' error and close events.
+      const failed = (code: string) =>
+        stream?.id === undefined ? void setImmediate(() => settle(code)) : settle(code);
       stream.on('error', (e: NodeJS.ErrnoException) => {
         const rst = stream!.rstCode;
-        const code = rst === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : (e.code ?? e.message);
-        // The session's own error (why the stream never went out) is emitted after its streams'.
-        if (stream!.id === undefined) setImmediate(() => failed(code));
-        else failed(code);
+        failed(rst === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : (e.code ?? e.message));
       });
       stream.on('close', () => {
         // Closed without an error event: reset (NO_ERROR/CANCEL) or the session went away.
-        if (!settled) failed(stream!.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : `closed:${stream!.rstCode}`);
+        if (!settled)
+          failed(
+            stream!.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM
+              ? 'NGHTTP2_REFUSED_STREAM'
+              : `closed:${stream!.rstCode}`,
+          );
       });
       stream.end();
     });
@@ -391,7 +410,12 @@ export interface IdleOptions {
 }
 
 /** Opens `count` connections of one kind, `parallel` at a time; resolves when all are ready. */
-export async function openIdleConnections(kind: IdleKind, count: number, o: IdleOptions, parallel = 50): Promise<IdleConnection[]> {
+export async function openIdleConnections(
+  kind: IdleKind,
+  count: number,
+  o: IdleOptions,
+  parallel = 50,
+): Promise<IdleConnection[]> {
   const out: IdleConnection[] = [];
   let session: Buffer | undefined;
   let next = 0;
@@ -411,7 +435,12 @@ export async function openIdleConnections(kind: IdleKind, count: number, o: Idle
   return out;
 }
 
-async function openIdle(kind: IdleKind, o: IdleOptions, session: Buffer | undefined, onSession: (s: Buffer) => void): Promise<IdleConnection> {
+async function openIdle(
+  kind: IdleKind,
+  o: IdleOptions,
+  session: Buffer | undefined,
+  onSession: (s: Buffer) => void,
+): Promise<IdleConnection> {
   const host = o.host ?? '127.0.0.1';
   const c: IdleConnection = { kind, openedAt: 0, close: () => {} };
   let ours = false;
@@ -430,7 +459,13 @@ async function openIdle(kind: IdleKind, o: IdleOptions, session: Buffer | undefi
   if (kind === 'h2-idle') {
     const s = http2.connect(`https://${host}:${o.port}`, {
       createConnection: () => {
-        const sock = tls.connect({ host, port: o.port, rejectUnauthorized: false, ALPNProtocols: ['h2'], ...(session ? { session } : {}) });
+        const sock = tls.connect({
+          host,
+          port: o.port,
+          rejectUnauthorized: false,
+          ALPNProtocols: ['h2'],
+          ...(session ? { session } : {}),
+        });
         sock.on('session', onSession);
         return sock;
       },
@@ -449,7 +484,13 @@ async function openIdle(kind: IdleKind, o: IdleOptions, session: Buffer | undefi
     c.close = () => ((ours = true), s.destroy());
     return c;
   }
-  const s = tls.connect({ host, port: o.port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'], ...(session ? { session } : {}) });
+  const s = tls.connect({
+    host,
+    port: o.port,
+    rejectUnauthorized: false,
+    ALPNProtocols: ['http/1.1'],
+    ...(session ? { session } : {}),
+  });
   s.on('session', onSession);
   await new Promise<void>((resolve, reject) => s.once('secureConnect', resolve).once('error', reject));
   s.on('error', () => {});
@@ -465,7 +506,9 @@ async function openIdle(kind: IdleKind, o: IdleOptions, session: Buffer | undefi
         }
       };
       s.on('data', onData);
-      const extra = Object.entries(o.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const extra = Object.entries(o.headers ?? {})
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       s.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n${extra}\r\n`);
     });
   }

@@ -30,9 +30,17 @@ export function killAll(): void {
   for (const c of live) c.kill('SIGKILL');
 }
 
-export function startServer(args: string[], opts: { env?: Record<string, string>; accepted?: string } = {}): ServerProcess {
+export function startServer(
+  args: string[],
+  opts: { env?: Record<string, string>; accepted?: string } = {},
+): ServerProcess {
   const proc = spawn(process.execPath, [fixture, ...args], {
-    env: { ...process.env, NODE_NO_WARNINGS: '1', ...opts.env, ...(opts.accepted ? { EDGE_APISERVER_TEST_ACCEPTED: opts.accepted } : {}) },
+    env: {
+      ...process.env,
+      NODE_NO_WARNINGS: '1',
+      ...opts.env,
+      ...(opts.accepted ? { EDGE_APISERVER_TEST_ACCEPTED: opts.accepted } : {}),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   live.add(proc);
@@ -85,16 +93,32 @@ export interface Probe {
 }
 
 /** One request on a fresh HTTP/1.1 connection (as a load balancer's or kubelet's probe). */
-export function probe(port: number, path: string, headers: Record<string, string> = {}, timeoutMs = 5000): Promise<Probe> {
+export function probe(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 5000,
+): Promise<Probe> {
   const start = Date.now();
   return new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, agent: false, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ start, end: Date.now(), status: res.statusCode, body, servedBy: res.headers['x-served-by'] as string | undefined }));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ start, end: Date.now(), error: e.code ?? e.message }));
-    });
+    const req = https.request(
+      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, agent: false, timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () =>
+          resolve({
+            start,
+            end: Date.now(),
+            status: res.statusCode,
+            body,
+            servedBy: res.headers['x-served-by'] as string | undefined,
+          }),
+        );
+        res.on('error', (e: NodeJS.ErrnoException) => resolve({ start, end: Date.now(), error: e.code ?? e.message }));
+      },
+    );
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ start, end: Date.now(), error: e.code ?? e.message }));
     req.end();
@@ -108,7 +132,8 @@ export async function waitServed(s: ServerProcess, port: number, path = '/readyz
   for (;;) {
     const p = await probe(port, path);
     if (p.status === 200) return;
-    if (Date.now() > deadline || s.proc.exitCode !== null) throw new Error(`not served (${p.status ?? p.error}): ${s.stderr()}`);
+    if (Date.now() > deadline || s.proc.exitCode !== null)
+      throw new Error(`not served (${p.status ?? p.error}): ${s.stderr()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
