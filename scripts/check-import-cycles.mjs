@@ -1,8 +1,8 @@
 // Fails when the import graph of src/ and adapters/ has a cycle between folders.
 //
 // Reads relative imports (`import … from './x.ts'`, `export … from`, `import('./x.ts')`) of every .ts file except
-// *.test.ts, resolves them to files, and finds strongly connected components (Tarjan) twice: over files and over
-// folders (an edge a → b for every file import that crosses from folder a to folder b). A folder-level cycle fails
+// tests (*.test.ts and the test helpers named testing.ts), resolves them to files, and finds strongly connected
+// components (Tarjan) twice: over files and over folders (an edge a → b for every file import that crosses from folder a to folder b). A folder-level cycle fails
 // the check and is printed as a path of imports; file-level cycles inside one folder are reported, not failed.
 //
 //   node scripts/check-import-cycles.mjs            check (exit 1 on a folder cycle)
@@ -18,7 +18,7 @@ function walk(dir, out) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path, out);
-    else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) out.push(path);
+    else if (/\.ts$/.test(name) && !/(\.test|\.d)\.ts$/.test(name) && name !== 'testing.ts') out.push(path);
   }
   return out;
 }

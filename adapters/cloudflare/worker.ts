@@ -17,7 +17,7 @@ import {
   takeForwardedClientCertificates,
   type CloudflareTLSClientAuth,
 } from '../../src/endpoints/request/client-cert.ts';
-import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/server/edge.ts';
+import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/app/edge.ts';
 
 /** The parts of `request.cf` the adapter reads (all strings, as the platform sends them). */
 export interface IncomingRequestCf {

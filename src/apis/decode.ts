@@ -6,7 +6,7 @@
 import { parse as parseYAML } from 'yaml';
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { goJSON, isPrettyPrint, StatusError, newBadRequest, type Status } from '../endpoints/responsewriters/status.ts';
-import { addWarning } from '../filters/warning.ts';
+import { addWarning } from '../endpoints/request/warning.ts';
 import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from './protobuf.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */

@@ -7,7 +7,7 @@
 import { parse as parseYAML, stringify as toYAML } from 'yaml';
 import type { RequestContext } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from '../authentication/authenticator.ts';
-import type { FileSystem } from '../server/options/filesystem.ts';
+import type { FileSystem } from '../util/filesystem.ts';
 
 export const adminUserName = 'kubernetes-admin';
 export const adminKubeconfigName = 'admin.kubeconfig';

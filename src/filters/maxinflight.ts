@@ -6,8 +6,9 @@
 // config.flowControl is set.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import { goQuote, httpError } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import { httpError } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 
 const readOnlyVerbs = new Set(['get', 'list', 'watch']);
 

@@ -3,7 +3,7 @@
 // instead of a spurious 404 (reference k8s-filters.md §4). Never short-circuits.
 
 import type { Handler } from '../endpoints/request/context.ts';
-import type { LifecycleSignal } from '../server/lifecycle.ts';
+import type { LifecycleSignal } from '../util/lifecycle-signal.ts';
 
 export function withMuxAndDiscoveryComplete(next: Handler, c: { lifecycleSignals: { MuxAndDiscoveryComplete: LifecycleSignal } }): Handler {
   const signal = c.lifecycleSignals.MuxAndDiscoveryComplete;

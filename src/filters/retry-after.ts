@@ -5,7 +5,7 @@
 
 import type { Handler } from '../endpoints/request/context.ts';
 import { httpError } from '../endpoints/responsewriters/status.ts';
-import type { LifecycleSignal } from '../server/lifecycle.ts';
+import type { LifecycleSignal } from '../util/lifecycle-signal.ts';
 import { isShutdownExempt } from './common.ts';
 
 export function withRetryAfter(next: Handler, c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal } }): Handler {

@@ -7,7 +7,7 @@
 import { ensureMutable, type AuthenticationInfo, type Handler, type RequestContext, type Transport, type UserInfo } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import { encodeStatus } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { Logger } from '../util/logger.ts';
 import { requestInfoOr500 } from './common.ts';
 import { requestDeadlineFrom } from './request-deadline.ts';

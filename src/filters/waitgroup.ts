@@ -4,7 +4,7 @@
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { encodeStatus, newServiceUnavailable } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { SafeWaitGroup } from '../util/waitgroup.ts';
 import { isShutdownExempt, requestInfoOr500 } from './common.ts';
 

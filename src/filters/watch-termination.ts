@@ -5,7 +5,7 @@
 // the shutdown 503 (§11.8).
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import type { LifecycleSignal } from '../server/lifecycle.ts';
+import type { LifecycleSignal } from '../util/lifecycle-signal.ts';
 import type { SafeWaitGroup } from '../util/waitgroup.ts';
 import { onBodyDone, requestInfoOr500 } from './common.ts';
 import { shuttingDownResponse } from './waitgroup.ts';

@@ -9,10 +9,12 @@
 // when first requested and rebuilt only when a group is added.
 
 import { Hono } from 'hono';
-import type { RequestContext } from '../../endpoints/request/context.ts';
-import { goJSON, isPrettyPrint, parseAccept } from '../../endpoints/responsewriters/status.ts';
-import type { APIEnv } from '../handler.ts';
-import type { GenericAPIServer } from '../genericapiserver.ts';
+import type { RequestContext } from '../request/context.ts';
+import { goJSON, isPrettyPrint, parseAccept } from '../responsewriters/status.ts';
+import type { APIEnv, RouteContainer, RouteTarget } from '../../server/mux/container.ts';
+
+/** What discovery reads: the route tables, and two settings of the server's Config. */
+export type DiscoveryTarget = RouteTarget<{ readonly enableDiscovery: boolean; readonly externalAddress: string }>;
 
 /** One resource of a group version (metav1.APIResource, plus what aggregated discovery needs). */
 export interface APIResource {
@@ -46,16 +48,16 @@ interface DiscoveryState {
   cache: Map<string, Promise<{ body: string; etag: string }>>;
 }
 
-const states = new WeakMap<GenericAPIServer, DiscoveryState>();
+const states = new WeakMap<RouteContainer, DiscoveryState>();
 
-function stateOf(server: GenericAPIServer): DiscoveryState {
-  let s = states.get(server);
-  if (!s) states.set(server, (s = { groups: [], apisInstalled: false, cache: new Map() }));
+function stateOf(server: DiscoveryTarget): DiscoveryState {
+  let s = states.get(server.handler);
+  if (!s) states.set(server.handler, (s = { groups: [], apisInstalled: false, cache: new Map() }));
   return s;
 }
 
 /** The groups a server serves, core first (tests and other installers). */
-export function discoveryGroups(server: GenericAPIServer): APIGroupInfo[] {
+export function discoveryGroups(server: DiscoveryTarget): APIGroupInfo[] {
   const s = stateOf(server);
   return s.core ? [s.core, ...s.groups] : [...s.groups];
 }
@@ -84,7 +86,7 @@ function groupVersionString(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
 
-function serverAddresses(server: GenericAPIServer): { clientCIDR: string; serverAddress: string }[] {
+function serverAddresses(server: DiscoveryTarget): { clientCIDR: string; serverAddress: string }[] {
   return [{ clientCIDR: '0.0.0.0/0', serverAddress: server.config.externalAddress }];
 }
 
@@ -154,7 +156,7 @@ function jsonResponse(ctx: RequestContext, obj: unknown, contentType = 'applicat
 }
 
 /** The aggregated document for `/api` (core) or `/apis` (groups), with its ETag, cached. */
-function aggregatedDocument(server: GenericAPIServer, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<{ body: string; etag: string }> {
+function aggregatedDocument(server: DiscoveryTarget, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<{ body: string; etag: string }> {
   const s = stateOf(server);
   const key = `${which}/${version}`;
   let doc = s.cache.get(key);
@@ -168,7 +170,7 @@ function aggregatedDocument(server: GenericAPIServer, which: 'api' | 'apis', ver
   return doc;
 }
 
-async function serveAggregated(ctx: RequestContext, server: GenericAPIServer, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<Response> {
+async function serveAggregated(ctx: RequestContext, server: DiscoveryTarget, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<Response> {
   const doc = await aggregatedDocument(server, which, version);
   const headers = new Headers({
     'content-type': `application/json;g=${aggregatedDiscoveryGroup};v=${version};as=${aggregatedListKind}`,
@@ -182,7 +184,7 @@ async function serveAggregated(ctx: RequestContext, server: GenericAPIServer, wh
 }
 
 /** Installs `/apis` (the root group list) once; called by installAPIGroup and at New(). */
-export function installDiscovery(server: GenericAPIServer): void {
+export function installDiscovery(server: DiscoveryTarget): void {
   const s = stateOf(server);
   if (s.apisInstalled || !server.config.enableDiscovery) return;
   s.apisInstalled = true;
@@ -203,7 +205,7 @@ export function installDiscovery(server: GenericAPIServer): void {
  * web services (`/apis/<group>`, `/apis/<group>/<version>`, or `/api` and `/api/<version>`),
  * then the group's own routes.
  */
-export function installAPIGroup(server: GenericAPIServer, group: APIGroupInfo, routes?: Hono<APIEnv>): void {
+export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, routes?: Hono<APIEnv>): void {
   if (group.versions.length === 0) throw new Error(`API group ${JSON.stringify(group.name)} has no versions`);
   const s = stateOf(server);
   const h = server.handler;
