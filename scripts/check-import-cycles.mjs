@@ -10,6 +10,14 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
+// Cycles known and owned elsewhere, each with why it is tolerated for now. A folder cycle fails unless its folders
+// are exactly one of these sets; remove an entry when its cycle is gone.
+const tolerated = [
+  // src/storage/factory.ts → cacher/ → src/storage (continue.ts, interfaces.ts): upstream keeps the factory in
+  // storage/storagebackend/factory; moving it is the storage work's, not this check's.
+  ['src/storage', 'src/storage/cacher'],
+];
+
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const roots = ['src', 'adapters'];
 const verbose = process.argv.includes('--verbose');
@@ -124,9 +132,14 @@ if (verbose) {
     console.log(`  members: ${comp.join(', ')}`);
   }
 }
+const isTolerated = (comp) => tolerated.some((t) => t.length === comp.length && t.every((f) => comp.includes(f)));
+let failed = 0;
 for (const comp of folderCycles) {
   const path = pathIn(folderEdges, comp, comp[0]);
-  console.error(`\nfolder cycle (${comp.join(', ')}):`);
-  for (let i = 0; i + 1 < path.length; i++) console.error(`  ${witness.get(`${path[i]}\0${path[i + 1]}`)}`);
+  const known = isTolerated(comp);
+  if (!known) failed++;
+  const out = known ? console.log : console.error;
+  out(`\n${known ? 'tolerated ' : ''}folder cycle (${comp.join(', ')}):`);
+  for (let i = 0; i + 1 < path.length; i++) out(`  ${witness.get(`${path[i]}\0${path[i + 1]}`)}`);
 }
-if (folderCycles.length) process.exit(1);
+if (failed) process.exit(1);

@@ -79,7 +79,7 @@ export { MemoryFileSystem, type FileSystem } from './util/filesystem.ts';
 export { SecureServingOptions, type SecureServingInfo, type NamedCertKey } from './server/options/serving.ts';
 export { LogsOptions } from './server/options/logs.ts';
 export type { CertKeyContentProvider, SNICertKeyContentProvider, CAContentProvider } from './server/dynamiccertificates/content.ts';
-/** Authentication: kube-apiserver's authenticators, composable on their own (k8s-filters.md §12). */
+/** Authentication: kube-apiserver's authenticators, composable on their own (k8s.io/apiserver/pkg/authentication). */
 export {
   withAudiences,
   audiencesFrom,
@@ -156,7 +156,7 @@ export { installAPIGroup, installDiscovery, type APIGroupInfo, type APIResource 
 export { installReviewAPIs } from './apis/install.ts';
 export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
 export { parseGoDuration, formatGoDuration } from './util/duration.ts';
-/** Auditing (k8s-filters.md §14): policy, events, backends, and what handlers call to enrich events. */
+/** Auditing (k8s.io/apiserver/pkg/audit): policy, events, backends, and what handlers call to enrich events. */
 export { loadPolicyFromBytes, loadPolicyFromFile, newPolicyRuleEvaluator, fixedPolicyRuleEvaluator, type Policy, type PolicyRule, type PolicyRuleEvaluator } from './audit/policy.ts';
 export { LogBackend, stdoutAuditWriter, type AuditWriter, type AuditLogOpener, type AuditLogFileOptions } from './audit/log.ts';
 export { WebhookBackend } from './audit/webhook.ts';
@@ -170,7 +170,7 @@ export { AuditMetrics } from './audit/metrics.ts';
 export { encodeEvent, eventString } from './audit/event.ts';
 export { addAuditAnnotation, logImpersonatedUser, logRequestObject, logRequestPatch, logResponseObject } from './audit/context.ts';
 export type { AuditEvent, AuditBackend, AuditSink, AuditConfig, Level as AuditLevel, Stage as AuditStage } from './audit/types.ts';
-/** API Priority and Fairness (k8s-filters.md §17) and the Prometheus metrics (/metrics). */
+/** API Priority and Fairness (k8s.io/apiserver/pkg/util/flowcontrol) and the Prometheus metrics (/metrics). */
 export { FlowControl, type FlowControlOptions, type Classification, type PriorityLevelState, type FlowSchemaState, type RejectedObject } from './flowcontrol/controller.ts';
 export { parseFlowControlManifests, readFlowControlManifests } from './flowcontrol/manifests.ts';
 export type { FlowSchema, PriorityLevelConfiguration } from './flowcontrol/types.ts';

@@ -1,5 +1,5 @@
-// The chain's order, observed from outside (reference k8s-filters.md §1 "Consequences of order",
-// §20): which responses are produced before authentication, which are audited, which consume
+// The chain's order (DefaultBuildHandlerChain, k8s.io/apiserver/pkg/server/config.go), observed
+// from outside: which responses are produced before authentication, which are audited, which consume
 // flow-control (max-in-flight) slots, which reach authorization, and which headers each carries.
 // Authentication, authorization and audit are observed through fakes set on the config.
 

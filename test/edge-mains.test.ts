@@ -1,5 +1,5 @@
 // The deploy entry points of Deno and Bun (adapters/deno/main.ts, adapters/bun/main.ts), configured
-// only by APISERVER_* env vars as in README "Deploy": flags, files from JSON, SIGTERM → exit 0.
+// only by APISERVER_* env vars as in docs/edge.md: flags, files from JSON, SIGTERM → exit 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BIN, httpSender, spawnUntil } from './conformance/harness.ts';

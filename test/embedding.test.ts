@@ -1,4 +1,4 @@
-// The three documented ways to embed the chain (README "Embedding"), run as written in examples/.
+// The three documented ways to embed the chain (docs/embedding.md), run as written in examples/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EdgeServer, discardLogger } from '../src/index.ts';

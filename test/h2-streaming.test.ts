@@ -1,6 +1,6 @@
 // A watch-style streamed response through the full chain and the Node listener over HTTP/2:
 // HTTP/1 hop-by-hop headers a handler may set (Hono's streaming helpers set Transfer-Encoding and
-// Connection) must not reach HTTP/2 (Node rejects them and the process dies: runtimes §0.1).
+// Connection) must not reach HTTP/2 (Node rejects them and the process dies).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

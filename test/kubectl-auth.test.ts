@@ -91,7 +91,7 @@ interface Result {
 
 let cacheN = 0;
 function run(config: string, ...args: string[]): Promise<Result> {
-  // A fresh discovery cache per command, as the reference runs did.
+  // A fresh discovery cache per command (a cold cache, the case kubectl must handle).
   const cache = join(dir, `cache-${cacheN++}`);
   return new Promise((resolve) => {
     execFile(kubectl, ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args], { timeout: 30_000 }, (err, stdout, stderr) => {

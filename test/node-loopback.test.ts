@@ -1,4 +1,4 @@
-// The loopback client as upstream's (reference §1.6): SNI apiserver-loopback-client, verified
+// The loopback client as upstream's (server/options/serving_with_loopback.go): SNI apiserver-loopback-client, verified
 // against the loopback CA, bearer token authenticated as system:apiserver (system:masters).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The chain during run()'s graceful shutdown (k8s-serving-lifecycle.md §3.5–§3.6): in-flight
+// The chain during run()'s graceful shutdown (k8s.io/apiserver/pkg/server/genericapiserver.go): in-flight
 // non-long-running requests are drained through WithWaitGroup; new ones get the 503 (default
 // mode) or the 429 (--shutdown-send-retry-after); health paths stay exempt; watches are drained
 // up to the grace period through WithWatchTerminationDuringShutdown.

@@ -6,7 +6,7 @@
 //   import { serve } from 'edge-apiserver/bun';
 //   await serve({ flags: '--token-auth-file=/etc/k/tokens.csv', port: 6443, cert, key });
 //
-// Or run adapters/bun/main.ts, configured by APISERVER_* env vars (README "Deploy: Bun").
+// Or run adapters/bun/main.ts, configured by APISERVER_* env vars (docs/edge.md "Bun").
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';

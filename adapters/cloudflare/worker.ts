@@ -2,7 +2,7 @@
 // kube-apiserver flags as the CLI (var APISERVER_FLAGS), files from APISERVER_FILES* vars/secrets
 // or bundled text; client certificates from request.cf.tlsClientAuth (mTLS at Cloudflare's edge)
 // or a trusted forwarded RFC 9440 header; client IP from cf-connecting-ip; ctx.waitUntil for work
-// after the response. See README "Deploy: Cloudflare Workers".
+// after the response. See docs/edge.md "Cloudflare Workers".
 //
 //   // worker.ts — the default export is ready to deploy (wrangler.toml main)
 //   export { default } from 'edge-apiserver/cloudflare';

@@ -6,7 +6,7 @@
 //   import { serve } from 'edge-apiserver/deno';
 //   await serve({ flags: '--token-auth-file=/etc/k/tokens.csv', port: 6443, cert, key });
 //
-// Or run adapters/deno/main.ts, configured by APISERVER_* env vars (README "Deploy: Deno").
+// Or run adapters/deno/main.ts, configured by APISERVER_* env vars (docs/edge.md "Deno").
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';

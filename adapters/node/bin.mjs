@@ -4,7 +4,7 @@
 // repository installs (node_modules/.bin/node), forwarding signals and the exit code.
 // --max-semi-space-size=32 (MiB, default 16): a request's objects mostly die young, and under a
 // flood they live for a few event-loop turns; a larger young generation keeps them out of the
-// old one (fewer, shorter GC pauses; bench/apf.ts, README "Tuning Node").
+// old one (fewer, shorter GC pauses; bench/apf.ts, docs/node.md "Node flags").
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import module from 'node:module';

@@ -16,6 +16,7 @@ import { NodeFileSystem } from './fs.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
 import { nodeWebhookFetch } from './webhook-fetch.ts';
 import { openAuditLogFile } from './audit-log-writer.ts';
+import { nodeStoragePlatform } from './storage.ts';
 
 export const command = 'edge-apiserver';
 
@@ -97,6 +98,7 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
       // TLS-capable fetch for kubeconfig/CA-based clients (audit and token webhooks, OIDC issuers' certificateAuthority).
       webhookFetch: nodeWebhookFetch,
       openAuditLog: openAuditLogFile,
+      storage: nodeStoragePlatform(),
       configure: async (c) => {
         registerNodeProcessMetrics(c.metrics);
         await opts.configure?.(c);

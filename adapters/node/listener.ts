@@ -1,7 +1,7 @@
-// The Node TLS listener (SecureServingInfo.Serve + RunServer, reference §2): HTTP/2 and
+// The Node TLS listener (SecureServingInfo.Serve + RunServer, pkg/server/secure_serving.go): HTTP/2 and
 // HTTP/1.1 on one port by ALPN, upstream's server limits, per-handshake certificate selection
 // (SNI, reloadable files), optional client certificates, and Go's graceful Shutdown (stop
-// accepting, GOAWAY, drain, then close what is left). Node traps: runtimes-hono-jose.md §0.
+// accepting, GOAWAY, drain, then close what is left).
 
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -39,7 +39,7 @@ const h1HeaderLimit = maxHeaderBytes + 4096;
 const h2HeaderListSize = maxHeaderBytes + 10 * 32;
 /** MaxUploadBufferPerStream and MaxReadFrameSize (256 KiB). */
 const perStreamBuffer = 256 << 10;
-/** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (pitfall §0.1). */
+/** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (Node throws ERR_HTTP2_INVALID_CONNECTION_HEADERS). */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
 /**
  * Node's compatibility API always asks for trailers, so a response's END_STREAM waits for a
@@ -177,7 +177,11 @@ export class NodeServingListener implements ServingListener {
     let streamsDispatched = false;
     // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
     const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
-      if (streamsDispatched && incoming.httpVersionMajor === 2) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
+      const h2 = isHTTP2(incoming);
+      // Node's HTTP/1 parser passes `HTTP/2.0` and `HTTP/0.9` request lines; Go's server refuses
+      // every version but 1.x on an HTTP/1 connection (http1ServerSupportsRequest).
+      if (!h2 && incoming.httpVersionMajor !== 1) return void incoming.socket.end(unsupportedVersion);
+      if (streamsDispatched && h2) return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
       dispatcher.dispatch({
         connection: stream?.session ?? incoming.socket,
@@ -218,7 +222,7 @@ export class NodeServingListener implements ServingListener {
         },
         listener,
       );
-      // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (pitfall §0.3).
+      // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (not createSecureServer options).
       const h1 = server as unknown as Record<string, number>;
       h1.maxHeaderSize = h1HeaderLimit;
       h1.keepAliveTimeout = idle;
@@ -233,8 +237,11 @@ export class NodeServingListener implements ServingListener {
       server.on('sessionError', () => {});
       streamsDispatched = this.dispatchStreams(server);
     }
+    server.on('clientError', onClientError);
     this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
+      // A reset before TLS or HTTP takes the socket over is this connection's end only.
+      socket.on('error', ignoreError);
       socket.setKeepAlive(true, tcpKeepAlive);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -252,7 +259,7 @@ export class NodeServingListener implements ServingListener {
   /**
    * Runs before the TLS layer sees a connection: (1) a plaintext HTTP request gets Go's
    * `400 … Client sent an HTTP request to an HTTPS server.`; (2) without SNI, a certificate named
-   * by the local IP (`--tls-sni-cert-key …:<ip>`) is served instead of the default (§2.4).
+   * by the local IP (`--tls-sni-cert-key …:<ip>`) is served instead of the default (dynamiccertificates).
    * Node offers no per-connection default certificate, so (2) swaps the server's shared context
    * for the synchronous TLSSocket construction. On runtimes without Node's internals, neither applies.
    */
@@ -326,7 +333,13 @@ export class NodeServingListener implements ServingListener {
       timer.unref();
     };
     arm();
-    s.on('stream', (stream) => {
+    s.on('stream', (stream: http2.ServerHttp2Stream) => {
+      // Every stream has an 'error' listener from its first event on: a stream waiting in the fair
+      // dispatcher has no compatibility objects (whose listeners would take the error) yet, and a
+      // session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
+      // destroys its streams with that error. Unheard, it would end the process; it ends this
+      // client's streams only (Go's http2 server logs such errors at verbose levels only).
+      stream.on('error', ignoreError);
       active++;
       if (timer) clearTimeout(timer);
       timer = undefined;
@@ -334,7 +347,7 @@ export class NodeServingListener implements ServingListener {
         if (--active === 0 && !s.closed && !s.destroyed) arm();
       });
     });
-    s.on('error', () => {});
+    s.on('error', ignoreError);
     s.once('close', () => {
       if (timer) clearTimeout(timer);
       this.sessions.delete(s);
@@ -351,7 +364,7 @@ export class NodeServingListener implements ServingListener {
     outgoing: ServerResponse | http2.Http2ServerResponse,
   ): Response | Promise<Response> {
     if (!this.handler) return this.handlerSet.then(() => this.handle(request, incoming, outgoing));
-    const h2 = incoming.httpVersionMajor === 2;
+    const h2 = isHTTP2(incoming);
     const session = h2 ? (incoming as http2.Http2ServerRequest).stream.session : undefined;
     const socket = (h2 ? session!.socket : incoming.socket) as tls.TLSSocket;
     const transport = new NodeTransport(socket, incoming.rawHeaders, session as http2.ServerHttp2Session | undefined);
@@ -392,7 +405,7 @@ export class NodeServingListener implements ServingListener {
     const info = this.info;
     const port = this.opts.port ?? info.bindPort;
     const unspecified = info.bindAddress === '' || info.bindAddress === '0.0.0.0' || info.bindAddress === '::';
-    // Go's "tcp" on an unspecified address is dual-stack; Node's '0.0.0.0' is IPv4 only (§9).
+    // Go's "tcp" on an unspecified address is dual-stack; Node's '0.0.0.0' is IPv4 only.
     const hosts =
       unspecified && info.bindNetwork !== 'tcp4'
         ? ['::', ...(info.bindNetwork === 'tcp6' ? [] : ['0.0.0.0'])]
@@ -560,6 +573,45 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   return chain;
 }
 
+/** An HTTP/2 request (compatibility API), whatever its version fields say. */
+function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming is http2.Http2ServerRequest {
+  return 'stream' in incoming;
+}
+
+// Go's answers to a request it cannot read (net/http server.go, conn.serve): a statusError as
+// `<code> <text>: <detail>`, the rest as the public `400 Bad Request`, each with errorHeaders and
+// the status line repeated as the body, then the connection is closed.
+const errorHeaders = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
+const statusError = (status: string, detail: string) => `HTTP/1.1 ${status}: ${detail}${errorHeaders}${status}: ${detail}`;
+const publicError = (status: string) => `HTTP/1.1 ${status}${errorHeaders}${status}`;
+const unsupportedVersion = statusError('505 HTTP Version Not Supported', 'unsupported protocol version');
+const badRequest = publicError('400 Bad Request');
+const headersTooLarge = publicError('431 Request Header Fields Too Large');
+
+/**
+ * Node's parser refused an HTTP/1 request: Go's answer instead of Node's bare status line. A
+ * version Go parses (`HTTP/<digit>.<digit>`, major not 1) is Go's 505; oversized headers 431;
+ * Node's own 408 after the header timeout stays (Go closes silently); a reset gets nothing.
+ */
+function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void {
+  const message = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || message?.headersSent || err.code === 'ECONNRESET' || err.code === 'EPIPE') return void socket.destroy();
+  let answer = badRequest;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+  else if (err.code === 'HPE_HEADER_OVERFLOW') answer = headersTooLarge;
+  else if (err.code === 'HPE_INVALID_VERSION' && err.rawPacket) {
+    const line = err.rawPacket.subarray(0, err.rawPacket.indexOf(0x0a) >>> 0).toString('latin1');
+    const m = /^[^ ]+ [^ ]+ HTTP\/(\d)\.\d\r?$/.exec(line);
+    if (m && m[1] !== '1') answer = unsupportedVersion;
+  }
+  socket.end(answer);
+  // Go closes the connection after its answer; a client that does not read it cannot hold the socket.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/** A client's protocol error ends its stream or session (Node has destroyed it), nothing else. */
+function ignoreError(): void {}
+
 /** Go's tlsRecordHeaderLooksLikeHTTP. */
 function looksLikeHTTP(b: Buffer): boolean {
   const s = b.subarray(0, 5).toString('latin1');
@@ -585,7 +637,7 @@ function closeOnClose(value: unknown, session: http2.Http2Session | undefined): 
 }
 
 /**
- * HTTP/1 hop-by-hop headers are invalid on HTTP/2 and make Node throw (pitfall §0.1): drop them
+ * HTTP/1 hop-by-hop headers are invalid on HTTP/2 and make Node throw: drop them
  * from the header object @hono/node-server passes to writeHead, without materialising the Response.
  */
 function stripHopByHopOnWriteHead(outgoing: http2.Http2ServerResponse, session: http2.Http2Session | undefined): void {

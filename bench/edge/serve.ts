@@ -3,8 +3,8 @@
 // ephemeral loopback port announced as `LISTENING <port>`.
 import { bareApp } from './bare.ts';
 
-declare const Deno: { serve: Function; env: { get(n: string): string | undefined } } | undefined;
-declare const Bun: { serve: Function; env: Record<string, string | undefined> } | undefined;
+declare const Deno: { serve: (options: object, handler: unknown) => unknown; env: { get(n: string): string | undefined } } | undefined;
+declare const Bun: { serve: (options: object) => { port: number }; env: Record<string, string | undefined> } | undefined;
 
 const mode = typeof Deno !== 'undefined' ? Deno.env.get('BENCH_MODE') : Bun!.env.BENCH_MODE;
 if (typeof Deno !== 'undefined') {

@@ -320,7 +320,7 @@ test('secure default: admin kubeconfig only when serving TLS with no auth flags;
     await o.applyTo(config, { logger: discardLogger, fileSystem: fs, servesTLS });
     return { o, config };
   };
-  let { o } = await apply(['--cert-dir=/certs'], false);
+  const { o } = await apply(['--cert-dir=/certs'], false);
   assert.deepEqual(o.effectiveModes, ['AlwaysAllow']);
   assert.equal(written.size, 0);
   await apply(['--cert-dir=/certs', '--authorization-mode=RBAC'], true);

@@ -81,7 +81,7 @@ function unknownFields(obj: unknown, known: KnownFields, prefix: string, out: st
   }
 }
 
-async function readBody(ctx: RequestContext, limit: number): Promise<Uint8Array> {
+export async function readBody(ctx: RequestContext, limit: number): Promise<Uint8Array> {
   const tooLarge = (): Status => ({ status: 'Failure', message: `Request entity too large: limit is ${limit}`, reason: 'RequestEntityTooLarge', code: 413 });
   const declared = Number(ctx.request.headers.get('content-length') ?? '');
   if (limit > 0 && Number.isFinite(declared) && declared > limit) throw new StatusError(tooLarge());

@@ -1,4 +1,4 @@
-// Decoding the Kubernetes protobuf envelope kubectl ≥ 1.32 sends (kubectl-compat.md §A.3):
+// Decoding the Kubernetes protobuf envelope kubectl ≥ 1.32 sends (apimachinery runtime/serializer/protobuf):
 // the magic `k8s\0`, a runtime.Unknown {typeMeta, raw, contentEncoding, contentType}, and the
 // generated.proto messages of the review kinds. Decode only; answers are JSON. Field numbers
 // come from k8s.io/api/{authentication,authorization}/v1/generated.proto and

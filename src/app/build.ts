@@ -49,6 +49,7 @@ export async function buildServerFromFlags(args: readonly string[], opts: BuildS
     hostIP: opts.hostIP,
     openAuditLog: opts.openAuditLog,
     webhookFetch: opts.webhookFetch,
+    storage: opts.storage,
   });
   await opts.configure?.(config);
   const server = newServer(complete(config), opts.name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));

@@ -12,6 +12,7 @@ import type { Config } from '../server/config.ts';
 import { splitArgs } from '../server/options/args.ts';
 import { MemoryFileSystem, type FileSystem } from '../util/filesystem.ts';
 import type { ServingListener } from '../server/genericapiserver.ts';
+import type { StoragePlatform } from '../storage/storagebackend/open.ts';
 
 /** How an adapter (or an embedder) describes the server it wants. */
 export interface EdgeSettings {
@@ -31,6 +32,11 @@ export interface EdgeSettings {
    * certificates and the secure defaults of the Node CLI apply (e.g. RBAC authorization).
    */
   servesTLS?: boolean;
+  /**
+   * The platform's storage engines: `openSQLite` (Bun, Deno), `openKV` (a Durable Object), a TLS
+   * `etcdFetch`. Without a SQLite binding the default backend is memory; `--etcd-servers` works anywhere.
+   */
+  storage?: StoragePlatform;
 }
 
 /** Env var / binding names read by settingsFromEnv. */
@@ -148,6 +154,7 @@ export function buildEdgeServer(settings: EdgeSettings): Promise<BuiltServer> {
     configure: settings.configure,
     name: settings.name,
     servesTLS: settings.servesTLS,
+    storage: settings.storage,
   });
 }
 
@@ -170,7 +177,7 @@ export interface ListenSettings {
 /**
  * The serving flags as a listener outside Node uses them: port, address and the certificate
  * files (read through the same file system as every other option). Certificate generation,
- * SNI and reload stay with the Node listener (README "Differences from the Node listener").
+ * SNI and reload stay with the Node listener (docs/edge.md "Differences from the Node listener").
  */
 export async function listenSettings(built: BuiltServer, fileSystem: FileSystem): Promise<ListenSettings> {
   const flag = (name: string): string => {

@@ -1,7 +1,7 @@
 // The request's audit context (upstream audit.AuditContext in the request context, plus
 // pkg/audit/request.go). WithAuditInit creates it; WithAudit initialises it with the policy's
 // decision and fills the event; other filters and handlers add annotations, the impersonated
-// user and request/response objects through these helpers. Reference: k8s-filters.md §14.
+// user and request/response objects through these helpers.
 
 import type { Attributes } from '../authorization/authorizer.ts';
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';

@@ -1,5 +1,5 @@
 // Serialising audit events exactly as kube-apiserver writes them: the audit.k8s.io/v1 Event in
-// Go's field order with encoding/json's HTML escaping (k8s-filters.md §14.4), MicroTime, the
+// Go's field order with encoding/json's HTML escaping (pkg/apis/audit/v1/types.go), MicroTime, the
 // `legacy` one-line format (pkg/audit/format.go), EventList for webhooks, and utilnet.SourceIPs.
 
 import { goJSON, statusObject } from '../endpoints/responsewriters/status.ts';

@@ -1,6 +1,6 @@
 // The audit Policy (audit.k8s.io/v1): loading (pkg/audit/policy/reader.go), validation
 // (pkg/apis/audit/validation) and rule matching (pkg/audit/policy/checker.go), with upstream's
-// error texts. Reference: k8s-filters.md §14.2.
+// error texts.
 //
 //   const evaluator = newPolicyRuleEvaluator(await loadPolicyFromFile(fs, '/etc/audit/policy.yaml'));
 //   evaluator.evaluatePolicyRule(attributes) // → { level, omitStages, omitManagedFields }

@@ -1,5 +1,5 @@
 // audit.k8s.io/v1 types (k8s.io/apiserver/pkg/apis/audit) and the Sink/Backend interfaces
-// (pkg/audit/types.go), Web-standard. Reference: k8s-filters.md §14.
+// (pkg/audit/types.go), Web-standard.
 
 import type { Status } from '../endpoints/responsewriters/status.ts';
 

@@ -1,4 +1,4 @@
-// Anonymous authenticator (request/anonymous). Reference: k8s-filters.md §12.3.
+// Anonymous authenticator (k8s.io/apiserver/pkg/authentication/request/anonymous).
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator } from './authenticator.ts';

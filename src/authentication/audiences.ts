@@ -1,5 +1,5 @@
 // authenticator.WrapAudienceAgnosticToken/Request: authenticators whose credentials carry no
-// audience are valid for the API's own audiences only. Reference: k8s-filters.md §12.5.
+// audience are valid for the API's own audiences only. Upstream: authenticator/audagnostic.go.
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import {

@@ -1,5 +1,4 @@
 // Bearer token and WebSocket-protocol token extraction (request/bearertoken, request/websocket).
-// Reference: k8s-filters.md §12.4.
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator, type TokenAuthenticator } from './authenticator.ts';

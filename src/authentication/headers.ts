@@ -1,5 +1,5 @@
 // Reading request headers line by line (Go http.Header semantics) when the runtime exposes the
-// raw header list; Fetch Headers join repeated lines with ", " (reference k8s-filters.md §19).
+// raw header list; Fetch Headers join repeated lines with ", ".
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 

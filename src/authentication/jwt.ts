@@ -1,6 +1,6 @@
 // JWT / OIDC token authenticator (plugin/pkg/authenticator/token/oidc) on jose: discovery and a
 // remote JWKS (cached, cooldown, timeout), asymmetric algorithms only, claim mappings with
-// prefixes and simple claim validation rules. Reference: k8s-filters.md §12.9.
+// prefixes and simple claim validation rules.
 
 import { compactVerify, createRemoteJWKSet, customFetch, decodeProtectedHeader, errors, type JWTVerifyGetKey } from 'jose';
 import type { UserInfo } from '../endpoints/request/context.ts';

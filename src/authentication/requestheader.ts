@@ -1,6 +1,6 @@
 // Front-proxy authentication (request/headerrequest): identity from X-Remote-* style headers,
 // trusted only behind X509Verifier (a verified proxy client certificate, allowed CNs).
-// Reference: k8s-filters.md §12.7. Repeated header lines are separate values (headers.ts).
+// Repeated header lines are separate values (headers.ts).
 
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from './authenticator.ts';

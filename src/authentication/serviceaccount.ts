@@ -1,8 +1,8 @@
 // Service-account tokens (kubernetes pkg/serviceaccount): the JWT authenticator for
 // --service-account-issuer / --service-account-key-file, token minting with the
 // --service-account-signing-key-file key, and the OpenID discovery documents.
-// Reference: k8s-filters.md §12.8. Object lookups (pod/secret/node still exist) need storage
-// and are not done: tokens are checked by signature and claims only (README).
+// Object lookups (pod/secret/node still exist) need storage
+// and are not done: tokens are checked by signature and claims only (docs/differences.md).
 
 import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import type { UserInfo } from '../endpoints/request/context.ts';

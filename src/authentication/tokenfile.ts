@@ -1,6 +1,6 @@
 // --token-auth-file (token/tokenfile): CSV `token,user,uid[,"group1,group2"]` read with Go
 // encoding/csv rules (RFC 4180 quotes, variable field count, no trimming, bare quotes are errors).
-// Reference: k8s-filters.md §12.5. Errors name the file and line (`path:line: message`).
+// Errors name the file and line (`path:line: message`).
 
 import type { UserInfo } from '../endpoints/request/context.ts';
 import type { Logger } from '../util/logger.ts';

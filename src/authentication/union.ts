@@ -1,15 +1,21 @@
 // Unions and the authenticated-group adder (request/union, token/union, group/authenticated_group_adder).
-// Reference: k8s-filters.md §12.3.
+// Composition as kubernetes/kubernetes pkg/kubeapiserver/authenticator/config.go.
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from './authenticator.ts';
+import { AnonymousAuthenticator } from './anonymous.ts';
 import { allAuthenticated, allUnauthenticated, anonymousUser } from './user.ts';
 
-/** utilerrors.NewAggregate: one error as is, several as `[a, b]`. */
+/**
+ * utilerrors.NewAggregate: one error as is, several as `[a, b]`; a message repeated is shown once
+ * (and one distinct message without brackets), as Aggregate.Error in
+ * k8s.io/apimachinery/pkg/util/errors/errors.go.
+ */
 export class AggregateError_ extends Error {
   readonly errors: Error[];
   constructor(errors: Error[]) {
-    super(errors.length === 1 ? errors[0]!.message : `[${errors.map((e) => e.message).join(', ')}]`);
+    const messages = [...new Set(errors.map((e) => e.message))];
+    super(messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`);
     this.name = 'AggregateError';
     this.errors = errors;
   }
@@ -30,8 +36,8 @@ function aggregate(errors: Error[]): Error {
  * error is thrown at once (so anonymous is never reached after invalid credentials).
  */
 export class UnionAuthenticator implements RequestAuthenticator {
-  private readonly handlers: RequestAuthenticator[];
-  private readonly failOnError: boolean;
+  readonly handlers: readonly RequestAuthenticator[];
+  readonly failOnError: boolean;
   constructor(handlers: RequestAuthenticator[], failOnError = false) {
     this.handlers = handlers;
     this.failOnError = failOnError;
@@ -52,6 +58,25 @@ export class UnionAuthenticator implements RequestAuthenticator {
     if (errors) throw aggregate(errors);
     return null;
   }
+}
+
+/**
+ * AuthorizeClientBearerToken's union.New(bearer, auth) for a bearer-token authenticator `bearer`
+ * that fails on tokens it does not know. Where `auth` ends in the anonymous fallback
+ * (NewFailOnError(chain, anonymous), or anonymous alone: kube's
+ * pkg/kubeapiserver/authenticator/config.go), `bearer` joins the chain in front of that fallback
+ * instead: a bearer token that is presented and accepted by no authenticator is an error, never
+ * anonymous. kube-apiserver gets this from its service-account token authenticator, which is
+ * always in the chain; here the loopback token may be the only bearer-token authenticator.
+ */
+export function unionBeforeAnonymous(bearer: RequestAuthenticator, auth: RequestAuthenticator): RequestAuthenticator {
+  if (auth instanceof AnonymousAuthenticator) return new UnionAuthenticator([bearer, auth], true);
+  const last = auth instanceof UnionAuthenticator && auth.failOnError ? auth.handlers[auth.handlers.length - 1] : undefined;
+  if (last instanceof AnonymousAuthenticator) {
+    const chain = auth instanceof UnionAuthenticator ? auth.handlers.slice(0, -1) : [];
+    return new UnionAuthenticator([new UnionAuthenticator([bearer, ...chain]), last], true);
+  }
+  return new UnionAuthenticator([bearer, auth]);
 }
 
 /** token/union: the same for token authenticators (never fail-on-error in kube-apiserver). */

@@ -1,7 +1,7 @@
 // X.509 client-certificate authentication (request/x509) on @peculiar/x509: verifies the chain
 // the Transport hands over (leaf first, DER) against a CA bundle, like Go's Certificate.Verify
 // with KeyUsages=[ClientAuth]: validity of every certificate, CA constraint on intermediates,
-// signatures, extended key usage along the chain. Reference: k8s-filters.md §12.6.
+// signatures, extended key usage along the chain.
 
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';

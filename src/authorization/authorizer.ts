@@ -1,5 +1,4 @@
 // authorizer.Attributes / Authorizer / RuleResolver as in k8s.io/apiserver/pkg/authorization/authorizer.
-// Reference: k8s-filters.md §18.
 
 import type { UserInfo } from '../endpoints/request/context.ts';
 

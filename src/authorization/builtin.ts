@@ -1,5 +1,5 @@
 // The simple authorizers: AlwaysAllow, AlwaysDeny and the privileged-group authorizer
-// (k8s.io/apiserver/pkg/authorization/authorizerfactory). Reference: k8s-filters.md §18.2.
+// (k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go).
 
 import type { UserInfo } from '../endpoints/request/context.ts';
 import type { Attributes, AuthorizationResult, AuthorizerWithRules, RulesResult } from './authorizer.ts';

@@ -1,5 +1,5 @@
 // responsewriters.Forbidden / ForbiddenStatusError and apierrors.NewForbidden, byte-for-byte.
-// Reference: k8s-filters.md §0.3.
+// Upstream: endpoints/handlers/responsewriters/errors.go, apimachinery/pkg/api/errors/errors.go.
 
 import { htmlSanitize, respondWithError, type Status } from '../endpoints/responsewriters/status.ts';
 import { goQuote } from '../util/go.ts';

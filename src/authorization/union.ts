@@ -1,5 +1,5 @@
 // union.New for authorizers and rule resolvers (k8s.io/apiserver/pkg/authorization/union).
-// Reference: k8s-filters.md §18.2. Reasons of NoOpinion authorizers are joined with "\n"
+// Reasons of NoOpinion authorizers are joined with "\n"
 // (v1.34; later releases prefix each with the authorizer's name).
 
 import type { UserInfo } from '../endpoints/request/context.ts';

@@ -141,7 +141,7 @@ export function labelSelectorRequirements(raw: string | undefined): { key: strin
       out.push({ key: m[1]!, operator: m[2] === 'in' ? 'In' : 'NotIn', values });
     } else if ((m = /^([^\s=!<>(),]+)\s*(==|=|!=)\s*([^\s=!<>(),]*)$/.exec(t))) {
       out.push({ key: m[1]!, operator: m[2] === '!=' ? 'NotIn' : 'In', values: [m[3]!] });
-    } else if ((m = /^([^\s=!<>(),]+)\s*[<>]\s*\S+$/.exec(t))) continue;
+    } else if (/^([^\s=!<>(),]+)\s*[<>]\s*\S+$/.test(t)) continue;
     else if ((m = /^([^\s=!<>(),]+)$/.exec(t))) out.push({ key: m[1]!, operator: 'Exists' });
     else return undefined;
   }

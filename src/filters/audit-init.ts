@@ -1,6 +1,6 @@
 // WithAuditInit (endpoints/filters/audit_init.go): the audit ID of the request, honouring a
 // client-supplied `Audit-ID` verbatim (upstream neither validates nor truncates it), else a
-// random UUID; echoed as `Audit-Id` on every response. Reference k8s-filters.md §2.
+// random UUID; echoed as `Audit-Id` on every response.
 
 import type { Handler } from '../endpoints/request/context.ts';
 import { headerValues } from '../authentication/headers.ts';

@@ -1,4 +1,4 @@
-// WithAudit (k8s.io/apiserver/pkg/endpoints/filters/audit.go). Reference: k8s-filters.md §14.1.
+// WithAudit (k8s.io/apiserver/pkg/endpoints/filters/audit.go).
 // Evaluates the audit policy with the authenticated (pre-impersonation) user, emits
 // RequestReceived, then ResponseStarted (long-running requests, when the response starts),
 // ResponseComplete (when the body is done) or Panic (when the handler throws; rethrown).

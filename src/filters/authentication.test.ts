@@ -85,11 +85,10 @@ test('401 bodies are byte-exact: compact, pretty for curl, no WWW-Authenticate, 
   const { body } = await c.run({ 'user-agent': 'curl/8.0' });
   assert.equal(body, pretty401);
   // Headers are untouched on failure (the failed-authentication audit reads them).
-  let seenHeader: string | null = null;
   const failedAware = withAuthentication(() => new Response('ok'), complete(newConfig({ logger: discardLogger, authentication: { apiAudiences: [], authenticator: kubeLike(false) } })));
   const ctx = newRequestContext(new Request('https://h/', { headers: { authorization: 'Bearer bad' } }));
   await failedAware(ctx);
-  seenHeader = ctx.request.headers.get('authorization');
+  const seenHeader = ctx.request.headers.get('authorization');
   assert.equal(seenHeader, 'Bearer bad');
 });
 
@@ -146,4 +145,45 @@ test('HTTP/2: anonymous and failures ask for GOAWAY', async () => {
   await c.run({ authorization: 'Bearer bad' }, t);
   await c.run({ authorization: 'Bearer good' }, t);
   assert.equal(goaways, 2);
+});
+
+test('loopback token and anonymous: a presented bearer token nobody accepts is 401, never anonymous', async () => {
+  // kube-apiserver always has the service-account token authenticator, so a bad bearer token is an
+  // error before NewFailOnError's anonymous fallback; the loopback token authenticator plays that part.
+  const token = crypto.randomUUID();
+  const authorizer = { authorize: async () => ({ decision: 'allow' as const, reason: '' }) };
+  const withAuthz = { loopbackToken: token, authorization: { authorizer: authorizer as never } };
+  const anonymousOnly = chain(new AnonymousAuthenticator(), withAuthz);
+  for (const c of [anonymousOnly, chain(kubeLike(true), withAuthz)]) {
+    for (const bad of ['garbage', `${token}x`, token.slice(0, 10), 'a.b.c']) {
+      const r = await c.run({ authorization: `Bearer ${bad}` });
+      assert.equal(r.res.status, 401, bad);
+      assert.equal(r.body, body401);
+    }
+    assert.equal((await c.run({})).ctx!.user!.name, 'system:anonymous');
+    assert.equal((await c.run({ authorization: 'Bearer ' })).ctx!.user!.name, 'system:anonymous');
+    assert.equal((await c.run({ authorization: 'Basic Zm9vOmJhcg==' })).ctx!.user!.name, 'system:anonymous');
+    assert.equal((await c.run({ authorization: `Bearer ${token}` })).ctx!.user!.name, 'system:apiserver');
+  }
+  assert.equal((await chain(kubeLike(true), withAuthz).run({ authorization: 'Bearer good' })).ctx!.user!.name, 'alice');
+  // Anonymous limited to paths (AuthenticationConfiguration conditions) behaves the same.
+  const paths = chain(new UnionAuthenticator([kubeLike(false), new AnonymousAuthenticator({ paths: ['/healthz'] })], true), withAuthz);
+  assert.equal((await paths.run({ authorization: 'Bearer garbage' }, undefined, 'https://h/healthz')).res.status, 401);
+  assert.equal((await paths.run({}, undefined, 'https://h/healthz')).ctx!.user!.name, 'system:anonymous');
+  // Another authenticator's success still wins over a bad token (union: the first success).
+  const cert = requestFunc(async (ctx) => (ctx.request.headers.get('x-cert') ? { user: { name: 'cert-user' } } : null));
+  const withCert = chain(new UnionAuthenticator([new AuthenticatedGroupAdder(new UnionAuthenticator([cert])), new AnonymousAuthenticator()], true), withAuthz);
+  assert.equal((await withCert.run({ authorization: 'Bearer garbage', 'x-cert': '1' })).ctx!.user!.name, 'cert-user');
+  assert.equal((await withCert.run({ authorization: 'Bearer garbage' })).res.status, 401);
+});
+
+test('withLoopbackToken: the error of a rejected bearer token is "invalid bearer token" once (TokenReview status.error)', async () => {
+  const token = crypto.randomUUID();
+  const authorizer = { authorize: async () => ({ decision: 'allow' as const, reason: '' }) };
+  for (const auth of [new AnonymousAuthenticator(), kubeLike(true), kubeLike(false)]) {
+    const c = complete(newConfig({ logger: discardLogger, loopbackToken: token, authorization: { authorizer: authorizer as never }, authentication: { apiAudiences: [], authenticator: auth } }));
+    const a = c.authentication.authenticator!; // complete() put the loopback token first (AuthorizeClientBearerToken)
+    const ctx = newRequestContext(new Request('https://tokenreview.invalid/', { headers: { authorization: 'Bearer garbage' } }));
+    await assert.rejects(a.authenticateRequest(ctx), (err: Error) => err.message === 'invalid bearer token');
+  }
 });

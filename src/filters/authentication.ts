@@ -1,7 +1,7 @@
-// WithAuthentication (k8s.io/apiserver/pkg/endpoints/filters/authentication.go). Reference:
-// k8s-filters.md §12.1–§12.2. On success: Authorization and every front-proxy header are
-// removed, the user goes into ctx.user; on failure or audience mismatch: the negotiated 401
-// through WithFailedAuthenticationAudit (no WWW-Authenticate, no nosniff).
+// WithAuthentication (k8s.io/apiserver/pkg/endpoints/filters/authentication.go). On success:
+// Authorization and every front-proxy header are removed, the user goes into ctx.user; on
+// failure or audience mismatch: the negotiated 401 through WithFailedAuthenticationAudit (no
+// WWW-Authenticate, no nosniff).
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { errorNegotiated, newUnauthorized } from '../endpoints/responsewriters/status.ts';

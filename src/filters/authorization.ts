@@ -1,5 +1,5 @@
-// WithAuthorization (k8s.io/apiserver/pkg/endpoints/filters/authorization.go). Reference:
-// k8s-filters.md §18.1, §0.3. Allow → next; an error without Allow → 500 InternalError text;
+// WithAuthorization (k8s.io/apiserver/pkg/endpoints/filters/authorization.go) with
+// responsewriters.Forbidden. Allow → next; an error without Allow → 500 InternalError text;
 // Deny or NoOpinion → the negotiated 403 Status (nosniff). Audit annotations
 // `authorization.k8s.io/decision` and `authorization.k8s.io/reason` record the outcome.
 

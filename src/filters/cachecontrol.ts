@@ -1,5 +1,5 @@
 // WithCacheControl (endpoints/filters/cachecontrol.go): `Cache-Control: no-cache, private`
-// on every response unless a handler sets its own. Set before next, as upstream (§11.6).
+// on every response unless a handler sets its own. Set before next, as upstream.
 
 import type { Handler } from '../endpoints/request/context.ts';
 

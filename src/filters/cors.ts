@@ -1,7 +1,7 @@
 // WithCORS (server/filters/cors.go; only with --cors-allowed-origins): origins matching one of
 // the regular expressions (unanchored, as Go's MatchString: see CVE-2022-1996) get the CORS
 // headers, echoing the Origin; an OPTIONS request from such an origin is answered 204 here,
-// before authentication (§11.11).
+// before authentication.
 
 import type { Handler } from '../endpoints/request/context.ts';
 

@@ -1,5 +1,5 @@
 // WithFailedAuthenticationAudit (k8s.io/apiserver/pkg/endpoints/filters/authn_audit.go), the
-// failed handler WithAuthentication calls. Reference: k8s-filters.md §12.2. With auditing on,
+// failed handler WithAuthentication calls. With auditing on,
 // the policy is evaluated without a user and exactly one event is emitted: stage
 // ResponseStarted, responseStatus {message: "Authentication failed, …", code: 401}.
 // withFailedRequestAudit (request_deadline.go) is the same for the bad `?timeout=` 400.

@@ -1,6 +1,6 @@
 // WithProbabilisticGoaway (server/filters/goaway.go): on HTTP/2, with probability
 // `--goaway-chance`, the connection is told to GOAWAY after this response (Go sets
-// `Connection: close`; here the listener's Transport.goaway hook). Never short-circuits (§11.7).
+// `Connection: close`; here the listener's Transport.goaway hook). Never short-circuits.
 
 import type { Handler } from '../endpoints/request/context.ts';
 

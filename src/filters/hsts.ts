@@ -1,6 +1,6 @@
 // WithHSTS (server/filters/hsts.go): `Strict-Transport-Security` from
 // `--strict-transport-security-directives`, joined with "; ", set before next unless present.
-// Absent when no directives are configured (§11.5).
+// Absent when no directives are configured.
 
 import type { Handler } from '../endpoints/request/context.ts';
 

@@ -1,6 +1,6 @@
 // WithHTTPLogging (server/httplog/httplog.go): one structured klog line per request at -v=3,
 // fields in upstream order (verb, URI, latency, userAgent, contentType, audit-ID, srcIP, the
-// key/values inner layers added, resp). A pure pass-through below -v=3 (§11.3).
+// key/values inner layers added, resp). A pure pass-through below -v=3.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { formatGoDuration } from '../util/duration.ts';

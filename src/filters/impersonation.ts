@@ -1,5 +1,5 @@
 // WithImpersonation, the legacy filter (k8s.io/apiserver/pkg/endpoints/filters/impersonation.go).
-// Reference: k8s-filters.md §15.1–§15.2. Every requested identity (user or service account,
+// Every requested identity (user or service account,
 // each group, each extra value, the uid) must be allowed verb `impersonate`; the impersonated
 // user then replaces ctx.user (groups are not inherited) and the Impersonate-* headers are removed.
 

@@ -1,6 +1,6 @@
 // WithLatencyTrackers (endpoints/filters/webhook_duration.go): attaches per-request latency
 // trackers (authentication, authorization, APF queue wait, webhooks …) that inner layers add to
-// and audit annotations read. Watches get none. Observable only through audit (§11.2).
+// and audit annotations read. Watches get none. Observable only through audit.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 

@@ -2,7 +2,7 @@
 // off): non-blocking read-only (get, list, watch) and mutating (everything else) buckets sized
 // by --max-requests-inflight / --max-mutating-requests-inflight (0 = unlimited); long-running
 // requests are exempt, system:masters is never rejected; a full bucket is the plain-text 429
-// with `Retry-After: 1` (§16). The chain picks withPriorityAndFairness instead when
+// with `Retry-After: 1`. The chain picks withPriorityAndFairness instead when
 // config.flowControl is set.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';

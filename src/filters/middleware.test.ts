@@ -64,7 +64,7 @@ test('honoMiddleware: a single filter alone', async () => {
   assert.equal(await res.text(), 'hi');
 });
 
-test('honoMiddleware: the README example, from the package root', async () => {
+test('honoMiddleware: the docs/handler-chain.md example, from the package root', async () => {
   const root = await import('../index.ts');
   const { honoMiddleware: mw, withAuditInit: ai, withRequestInfo: ri, withTimeoutForNonLongRunningRequests: to, kubeLongRunningRequestCheck, discardLogger } = root;
   const config = { legacyAPIGroupPrefixes: ['/api'], longRunningFunc: kubeLongRunningRequestCheck, requestTimeout: 60_000, logger: discardLogger };

@@ -1,6 +1,6 @@
 // WithMuxAndDiscoveryComplete (endpoints/filters/mux_discovery_complete.go): marks requests
 // that arrive before MuxAndDiscoveryComplete, so the final not-found handler answers 503
-// instead of a spurious 404 (reference k8s-filters.md §4). Never short-circuits.
+// instead of a spurious 404. Never short-circuits.
 
 import type { Handler } from '../endpoints/request/context.ts';
 import type { LifecycleSignal } from '../util/lifecycle-signal.ts';

@@ -1,7 +1,7 @@
 // WithPanicRecovery (server/filters/wrap.go): anything thrown below (an Error or not) becomes
 // upstream's 500 text and the server keeps serving. An abort (ErrAbortHandler, or the request's
 // own signal firing: client gone, deadline passed) is not a panic: no 500, no error log; it is
-// rethrown so the listener resets the stream, as Go's re-panic does. Reference §3.
+// rethrown so the listener resets the stream, as Go's re-panic does.
 
 import type { Handler } from '../endpoints/request/context.ts';
 import { errorMessage, httpError } from '../endpoints/responsewriters/status.ts';

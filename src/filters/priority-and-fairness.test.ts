@@ -320,7 +320,10 @@ test('/debug/api_priority_and_fairness/dump_queues and dump_requests: a row per 
   const before = Date.now();
   const p2 = t.fetch('/api/v1/namespaces/ns1/pods/p1', 'bob');
   await tick();
-  const admin = (path: string) => t.fetch(path, 'admin', ['system:masters']).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), lines: (await r.text()).split('\n') }));
+  const admin = async (path: string) => {
+    const r = await t.fetch(path, 'admin', ['system:masters']);
+    return { status: r.status, type: r.headers.get('content-type'), lines: (await r.text()).split('\n') };
+  };
 
   const queues = await admin('/debug/api_priority_and_fairness/dump_queues');
   assert.equal(queues.status, 200);

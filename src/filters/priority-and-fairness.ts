@@ -1,6 +1,6 @@
 // WithPriorityAndFairness (k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go):
 // classify by FlowSchema, queue fairly within the PriorityLevel, execute or answer upstream's
-// 429. Reference: k8s-filters.md §17.1, §20, §21.10.
+// 429.
 //
 // Watches hold their seat only until they start: the seat is released when the handler returns
 // its (streaming) Response, or earlier if the handler calls the function stored under

@@ -1,6 +1,6 @@
 // WithRequestDeadline (endpoints/filters/request_deadline.go): the deadline of a
 // non-long-running request is receipt + --request-timeout, shortened (never lengthened) by a
-// `?timeout=` in Go duration syntax; a bad value is the negotiated 400, audited (§9). The timeout
+// `?timeout=` in Go duration syntax; a bad value is the negotiated 400, audited. The timeout
 // filter enforces the deadline (it owns the timer and the AbortSignal).
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';

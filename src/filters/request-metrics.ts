@@ -1,7 +1,7 @@
 // Request metrics for every request, in one place: apiserver_request_total,
 // apiserver_request_duration_seconds, apiserver_response_sizes, apiserver_selfrequest_total,
 // apiserver_longrunning_requests (upstream: metrics.InstrumentRouteFunc around API handlers and
-// InstrumentHandlerFunc around the health endpoints; reference k8s-serving-lifecycle.md §6.2, §7.2).
+// InstrumentHandlerFunc around the health endpoints; k8s.io/apiserver/pkg/endpoints/metrics).
 //
 // Labels follow upstream's MonitorRequest: the verb from the HTTP method (LIST, WATCH, APPLY …),
 // component "apiserver" for resource requests; health roots are recorded with subresource = the

@@ -1,5 +1,5 @@
 // WithRequestReceivedTimestamp (endpoints/filters/request_received_time.go): the time the
-// request deadline, audit and httplog latency count from. Never short-circuits (§5).
+// request deadline, audit and httplog latency count from. Never short-circuits.
 
 import type { Handler } from '../endpoints/request/context.ts';
 

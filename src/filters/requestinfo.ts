@@ -1,5 +1,5 @@
 // WithRequestInfo (endpoints/filters/requestinfo.go): resolves RequestInfo once for every later
-// filter; a resolver error is upstream's InternalError 500 (§6).
+// filter; a resolver error is upstream's InternalError 500.
 
 import type { Handler } from '../endpoints/request/context.ts';
 import { RequestInfoFactory } from '../endpoints/request/requestinfo.ts';

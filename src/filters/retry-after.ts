@@ -1,6 +1,6 @@
 // WithRetryAfter (server/filters/with_retry_after.go; only with --shutdown-send-retry-after):
 // once NotAcceptingNewRequest fired, every non-exempt request gets the plain-text 429 with
-// `Retry-After: 5` and `Connection: close` (§11.4, lifecycle §3.6). It sits outside HSTS and
+// `Retry-After: 5` and `Connection: close` (the retry-after shutdown mode). It sits outside HSTS and
 // Cache-Control, so the 429 carries neither.
 
 import type { Handler } from '../endpoints/request/context.ts';

@@ -2,7 +2,7 @@
 // a child context (a COPY of the response header map, as Go's cloned header map, and an
 // AbortSignal that fires at the deadline or when the client goes away) and, if no Response came
 // back by the deadline, answers the filter's 504: the bare Status without kind/apiVersion, text
-// content type sniffed by Go, with the outer headers only (inner ones are dropped). §10.
+// content type sniffed by Go, with the outer headers only (inner ones are dropped).
 
 import { ensureMutable, type AuthenticationInfo, type Handler, type RequestContext, type Transport, type UserInfo } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';

@@ -1,6 +1,6 @@
 // WithWaitGroup (server/filters/waitgroup.go): tracks non-long-running requests so shutdown can
 // drain them (the server's run() waits on config.nonLongRunningRequestWaitGroup). Once draining
-// has begun, new non-exempt requests get the 503 "apiserver is shutting down" (§11.9).
+// has begun, new non-exempt requests get the 503 "apiserver is shutting down".
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { encodeStatus, newServiceUnavailable } from '../endpoints/responsewriters/status.ts';

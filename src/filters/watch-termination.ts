@@ -2,7 +2,7 @@
 // --shutdown-watch-termination-grace-period > 0): watches join config.watchRequestWaitGroup
 // (drained by run() up to the grace period) and learn through the context when the server stops
 // accepting requests, so the watch handler can end them; a watch arriving during the drain gets
-// the shutdown 503 (§11.8).
+// the shutdown 503.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import type { LifecycleSignal } from '../util/lifecycle-signal.ts';

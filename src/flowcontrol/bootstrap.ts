@@ -1,5 +1,5 @@
 // Upstream's bootstrap configuration (pkg/apis/flowcontrol/bootstrap/default.go): the mandatory
-// exempt and catch-all objects plus the suggested ones. Reference: k8s-filters.md §17.4.
+// exempt and catch-all objects plus the suggested ones.
 // Built fresh per call so each server owns (and may give UIDs to) its own copies.
 
 import {

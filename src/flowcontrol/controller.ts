@@ -2,9 +2,9 @@
 // FlowSchemas and PriorityLevelConfigurations (bootstrap + ours), classifies requests, keeps
 // one QueueSet per priority level, computes concurrency limits from the server's total
 // (`--max-requests-inflight` + `--max-mutating-requests-inflight`), re-balances them every 10s
-// (borrowing), and keeps the adaptive Retry-After. Reference: k8s-filters.md §17.
+// (borrowing), and keeps the adaptive Retry-After.
 //
-// Per server, never global. On edge runtimes it is per isolate (see README "Priority and fairness").
+// Per server, never global. On edge runtimes it is per isolate (see docs/flowcontrol-and-metrics.md).
 
 import type { APIServerMetrics } from '../metrics/apiserver.ts';
 import type { CounterChild, GaugeChild, HistogramChild } from '../metrics/registry.ts';

@@ -59,7 +59,7 @@ test('classification against the bootstrap configuration', () => {
   assert.match(a.priorityLevel.uid, /^[0-9a-f-]{36}$/);
 });
 
-test('concurrency limits from shares (serverCL 600, reference §17.4 table)', () => {
+test('concurrency limits from shares (serverCL 600, bootstrap shares)', () => {
   const fc = new FlowControl().start({ serverConcurrencyLimit: 600, requestTimeout: 60_000 });
   const got = Object.fromEntries([...fc.priorityLevels.values()].map((p) => [p.name, [p.nominalCL, p.lendableCL, p.minCL]]));
   assert.deepEqual(got, {

@@ -1,5 +1,5 @@
 // FlowSchema matching (pkg/util/flowcontrol/rule.go): subjects, resource and non-resource
-// rules, and the flow distinguisher. Reference: k8s-filters.md §17.2.
+// rules, and the flow distinguisher.
 
 import type { UserInfo } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';

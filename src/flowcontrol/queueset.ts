@@ -1,6 +1,6 @@
 // A priority level's queues (k8s.io/apiserver/pkg/util/flowcontrol/fairqueuing/queueset):
 // shuffle-sharded enqueue, fair dispatch by virtual finish time, seats, the queue-length
-// limit, the wait deadline and cancellation. Reference: k8s-filters.md §17.3, §17.5.
+// limit, the wait deadline and cancellation.
 //
 // Single-threaded by construction (the event loop is the lock). Virtual time R is in
 // seat-seconds and advances at min(seats requested, limit) / active queues per real second.

@@ -1,5 +1,5 @@
 // Shuffle sharding (k8s.io/apiserver/pkg/util/shufflesharding) and the flow hash
-// (SHA-256 of `fsName\0distinguisher`, first 8 bytes little-endian). Reference: §17.2, §17.5.
+// (SHA-256 of `fsName\0distinguisher`, first 8 bytes little-endian: hashFlowID in util/flowcontrol/apf_controller.go).
 
 /** Dealer.Deal: the `handSize` distinct cards of a `deckSize` deck picked by `hashValue`. */
 export function deal(hashValue: bigint, deckSize: number, handSize: number): number[] {

@@ -1,6 +1,6 @@
 // flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration: the shapes, the
 // v1 defaults (pkg/apis/flowcontrol/v1/defaults.go) and upstream's validation with its field
-// error wording (pkg/apis/flowcontrol/validation). Reference: k8s-filters.md §17.2–§17.4.
+// error wording (pkg/apis/flowcontrol/validation).
 
 export const flowcontrolGroupVersion = 'flowcontrol.apiserver.k8s.io/v1';
 
@@ -134,8 +134,6 @@ const invalid = (path: string, value: unknown, detail: string) => `${path}: Inva
 const required = (path: string, detail: string) => `${path}: Required value: ${detail}`;
 const unsupported = (path: string, value: unknown, supported: string[]) =>
   `${path}: Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
-
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function validateName(name: unknown, errs: string[]): void {
   if (typeof name !== 'string' || name === '') {

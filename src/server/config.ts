@@ -7,7 +7,7 @@ import type { RequestAuthenticator } from '../authentication/authenticator.ts';
 import type { RequestHeaderConfig } from '../authentication/requestheader.ts';
 import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { LoopbackTokenAuthenticator } from '../authentication/static-token.ts';
-import { UnionAuthenticator } from '../authentication/union.ts';
+import { unionBeforeAnonymous } from '../authentication/union.ts';
 import type { Authorizer, RuleResolver } from '../authorization/authorizer.ts';
 import type { FileSystem } from '../util/filesystem.ts';
 import type { SecureServingInfo } from './secure-serving.ts';
@@ -21,6 +21,7 @@ import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from '../endpoints/discovery/discovery.ts';
+import { installResourceAPIs } from './routes/resources.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -105,6 +106,8 @@ export interface Config {
   fileSystem?: FileSystem;
   /** Audit policy and backend (AuditPolicyRuleEvaluator, AuditBackend); WithAudit needs both. */
   audit?: import('../audit/types.ts').AuditConfig;
+  /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
+  storage?: import('../storage/storagebackend/open.ts').StorageBackend;
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
@@ -112,7 +115,7 @@ export interface CompletedConfig extends Readonly<Config> {
   readonly completed: true;
 }
 
-/** NewConfig: upstream defaults (reference §8.1), with kube-apiserver's LongRunningFunc. */
+/** NewConfig: upstream defaults (k8s.io/apiserver/pkg/server/config.go), with kube-apiserver's LongRunningFunc. */
 export function newConfig(overrides: Partial<Config> = {}): Config {
   return {
     buildHandlerChainFunc: buildHandlerChain,
@@ -141,7 +144,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug],
+    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),
@@ -163,9 +166,10 @@ export function authorizeClientBearerToken(
   authorizer: Authorizer | undefined,
 ): RequestAuthenticator | undefined {
   if (!authenticator || !loopbackToken || !authorizer) return authenticator;
-  // Any other token is left to the union (no opinion), and its warnings to the bearer authenticator there.
-  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(loopbackToken), () => {}, true);
-  return new UnionAuthenticator([loopback, authenticator]);
+  // Another token is an error here ("invalid bearer token", as upstream's bearertoken.New over the
+  // token file); its warnings are left to the bearer authenticator of the chain.
+  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(loopbackToken), () => {});
+  return unionBeforeAnonymous(loopback, authenticator);
 }
 
 /** Config.Complete: fills derived defaults and puts the loopback token in front of the authenticator. */

@@ -336,7 +336,7 @@ export class GenericAPIServer implements DelegationTarget {
 
   /**
    * RunWithContext: serves (when a listener is given), runs post-start hooks, and on abort
-   * walks the graceful shutdown sequence (reference §3.4–§3.6). Resolves when it is done;
+   * walks the graceful shutdown sequence (upstream RunWithContext). Resolves when it is done;
    * rejects with `PostStartHook "<name>" failed: …` or `PreShutdownHook "<name>" failed: …`.
    */
   async run({ signal, listener }: RunOptions): Promise<void> {
@@ -344,15 +344,20 @@ export class GenericAPIServer implements DelegationTarget {
     const c = this.config;
     const s = c.lifecycleSignals;
     const stopped = abortPromise(signal);
+    // Upstream logs each shutdown signal at V(1) as it fires (genericapiserver.go RunWithContext).
+    const fired = (x: LifecycleSignal) => {
+      x.signal();
+      c.logger.info('[graceful-termination] shutdown event', { name: x.name }, 1);
+    };
     try {
       // MuxAndDiscoveryComplete once every registered signal fired, unless stopped first.
       void Promise.race([Promise.all([...this.muxCompleteSignals.values()].map((x) => x.signaled)).then(() => 'done'), stopped]).then(
         (r) => r === 'done' && s.MuxAndDiscoveryComplete.signal(),
       );
       void stopped.then(async () => {
-        s.ShutdownInitiated.signal();
+        fired(s.ShutdownInitiated);
         await sleep(c.shutdownDelayDuration);
-        s.AfterShutdownDelayDuration.signal();
+        fired(s.AfterShutdownDelayDuration);
       });
 
       // The shutdown timeout is the request timeout; Go waits ~1s for a GOAWAY ack in retry-after mode.
@@ -361,7 +366,7 @@ export class GenericAPIServer implements DelegationTarget {
       const stopHTTPServerSignal = c.shutdownSendRetryAfter ? s.InFlightRequestsDrained : s.NotAcceptingNewRequest;
       void stopHTTPServerSignal.signaled.then(() => stopHTTPServer.abort());
 
-      // The audit backend runs until InFlightRequestsDrained (reference §3.4 step 7).
+      // The audit backend runs until InFlightRequestsDrained, as upstream's RunWithContext.
       const auditBackend = c.audit?.backend;
       if (auditBackend) {
         try {
@@ -374,7 +379,7 @@ export class GenericAPIServer implements DelegationTarget {
       let serverStopped: Promise<void> = Promise.resolve();
       if (listener) {
         await listener.serve((request, transport) => this.handle(request, transport));
-        void listener.stoppedListening.then(() => s.HTTPServerStoppedListening.signal());
+        void listener.stoppedListening.then(() => fired(s.HTTPServerStoppedListening));
         serverStopped = stopHTTPServer.signal.aborted
           ? listener.shutdown(shutdownTimeout)
           : new Promise<void>((resolve, reject) =>
@@ -382,15 +387,15 @@ export class GenericAPIServer implements DelegationTarget {
             );
       } else {
         // No listener: "stopped listening" is when it would have stopped.
-        void stopHTTPServerSignal.signaled.then(() => s.HTTPServerStoppedListening.signal());
+        void stopHTTPServerSignal.signaled.then(() => fired(s.HTTPServerStoppedListening));
       }
 
       void Promise.all([s.AfterShutdownDelayDuration.signaled, s.PreShutdownHooksStopped.signaled]).then(() =>
-        s.NotAcceptingNewRequest.signal(),
+        fired(s.NotAcceptingNewRequest),
       );
       void s.NotAcceptingNewRequest.signaled.then(async () => {
         await Promise.all([c.nonLongRunningRequestWaitGroup.wait(), this.drainWatches()]);
-        s.InFlightRequestsDrained.signal();
+        fired(s.InFlightRequestsDrained);
       });
 
       const hookFailure = this.runPostStartHooks(stopHTTPServer.signal);
@@ -400,10 +405,11 @@ export class GenericAPIServer implements DelegationTarget {
       const preShutdownError = await this.runPreShutdownHooks();
       if (preShutdownError) throw preShutdownError;
       await s.InFlightRequestsDrained.signaled;
-      // Deliver what the audit backend still holds (reference §3.4 shutdown step 3).
+      // Deliver what the audit backend still holds (upstream: the audit backend's Shutdown).
       await auditBackend?.shutdown();
       await s.HTTPServerStoppedListening.signaled;
       await serverStopped;
+      c.logger.info('[graceful-termination] apiserver is exiting', undefined, 1);
     } finally {
       this.destroy();
     }
@@ -437,6 +443,7 @@ export class GenericAPIServer implements DelegationTarget {
       }
     }
     this.config.lifecycleSignals.PreShutdownHooksStopped.signal();
+    this.config.logger.info('[graceful-termination] pre-shutdown hooks completed', { name: 'PreShutdownHooksStopped' }, 1);
     if (!errors.length) return undefined;
     return new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
   }

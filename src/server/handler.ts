@@ -9,6 +9,9 @@ import { errorNegotiated, newMethodNotSupported, newNotFound, StatusError, newIn
 import { PathRecorderMux } from './mux/pathrecorder.ts';
 import type { APIEnv, RouteContainer } from './mux/container.ts';
 
+/** @deprecated Import APIEnv from src/server/mux/container.ts (kept for branches in flight). */
+export type { APIEnv };
+
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export class APIServerHandler implements RouteContainer {
@@ -55,7 +58,7 @@ export class APIServerHandler implements RouteContainer {
     return this.webServiceRoots;
   }
 
-  /** Whether a web service claims the path (director rules, reference §5.2). */
+  /** Whether a web service claims the path (director rules, k8s.io/apiserver/pkg/server/handler.go). */
   claims(path: string): boolean {
     for (const root of this.webServiceRoots) {
       if (root === '/apis') {

@@ -98,7 +98,10 @@ export interface KV {
   watch(prefix: string, opts: WatchOptions): AsyncIterable<WatchResponse>;
   /** The current revision (linearizable). */
   currentRevision(): Promise<number>;
-  /** Drops history at and below `revision`; reads and watches at or below it then fail with CompactedError. */
+  /**
+   * Drops history before `revision` (etcd's Compact): the state at `revision` stays readable, reads
+   * below it and watches starting at or below it then fail with CompactedError.
+   */
   compact(revision: number): Promise<void>;
   /** The highest revision compacted so far (0 when none). */
   compactRevision(): number;

@@ -14,7 +14,8 @@ const unitNanos: Record<string, number> = {
   h: 3600e9,
 };
 
-const maxInt64 = 9223372036854775807;
+/** math.MaxInt64 as a double: 2^63 - 1 rounds to 2^63. */
+const maxInt64 = 2 ** 63;
 
 export class DurationError extends Error {
   constructor(message: string) {

@@ -27,6 +27,7 @@ export interface Expectation {
   /** Exact body, or a pattern. */
   body?: string | RegExp;
   /** Further checks on the parsed JSON body. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON, checked field by field
   json?: (value: any) => void;
 }
 

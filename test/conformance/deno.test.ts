@@ -1,5 +1,5 @@
 // Conformance target: Deno (Deno.serve over TLS), one process for the file. Deno comes from npm;
-// --node-modules-dir=manual reuses npm's tree (runtimes reference §0.9), --no-lock leaves no
+// --node-modules-dir=manual reuses npm's tree (auto would rewrite it), --no-lock leaves no
 // deno.lock behind.
 import { BIN } from './harness.ts';
 import { registerProcessRuntime } from './process-runtime.ts';

@@ -1,6 +1,6 @@
 // Plumbing for the conformance runners: an HTTP(S) sender built on node:http(s) (so no client
 // adds headers of its own), a process launcher that owns a whole process group (wrangler and
-// workerd must die together: runtimes reference §0.8), and a throwaway TLS certificate.
+// workerd must die together: killing wrangler alone orphans workerd), and a throwaway TLS certificate.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import assert from 'node:assert/strict';
@@ -185,7 +185,7 @@ export function h2Get(base: string, ca: string, path: string): Promise<{ alpn: s
 
 /**
  * After SIGTERM the server keeps serving for --shutdown-delay-duration with /readyz failing
- * (upstream §3.4), then stops accepting, drains and exits 0 after printing SHUTDOWN COMPLETE.
+ * (upstream RunWithContext), then stops accepting, drains and exits 0 after printing SHUTDOWN COMPLETE.
  */
 export async function checkGracefulShutdown(proc: Spawned, send: (req: CaseRequest) => Promise<CaseResponse>): Promise<void> {
   const exited = new Promise<number | null>((r) => {

@@ -1,6 +1,6 @@
 // The RBAC authorizer (kubernetes/kubernetes plugin/pkg/auth/authorizer/rbac and
 // pkg/registry/rbac/validation/rule.go): bindings → roles → rules, matched exactly as upstream.
-// Reference: k8s-filters.md §18.3. The policy is a snapshot swapped atomically on reload.
+// The policy is a snapshot swapped atomically on reload.
 
 import type { UserInfo } from '../../endpoints/request/context.ts';
 import {

@@ -1,5 +1,5 @@
-// Discovery (k8s.io/apiserver/pkg/endpoints/discovery, reference k8s-serving-lifecycle.md §7.5
-// and kubectl-compat.md §A.2): `/api` (APIVersions), `/apis` (APIGroupList, apiVersion stripped
+// Discovery (k8s.io/apiserver/pkg/endpoints/discovery and discovery/aggregated, what
+// client-go/discovery reads): `/api` (APIVersions), `/apis` (APIGroupList, apiVersion stripped
 // as in a generic server), `/apis/<group>` (APIGroup), `/apis/<group>/<version>` and
 // `/api/<version>` (APIResourceList), and aggregated discovery v2 (APIGroupDiscoveryList) on
 // `/api` and `/apis` when the Accept header asks for it, with ETag, `Vary: Accept`,

@@ -26,7 +26,7 @@ test('Cloudflare tlsClientAuth: string-valued fields, only presented+verified+un
   assert.deepEqual(cloudflareClientCertificates({ ...ok, certVerified: 'NONE' }), []);
   assert.deepEqual(cloudflareClientCertificates({ ...ok, certVerified: 'FAILED:self signed certificate' }), []);
   assert.deepEqual(cloudflareClientCertificates({ ...ok, certRevoked: '1' }), []);
-  // A truthiness check would accept these: the docs' `!tls.certVerified` trap (runtimes §0.10).
+  // A truthiness check would accept these: the docs' `!tls.certVerified` trap.
   assert.deepEqual(cloudflareClientCertificates({ ...ok, certPresented: true as unknown as string }), []);
   assert.deepEqual(cloudflareClientCertificates(undefined), []);
 });

@@ -59,7 +59,7 @@ export interface CloudflareTLSClientAuth {
 
 /**
  * Peer certificates from Cloudflare mTLS. Every field is a string (`"1"`, `"SUCCESS"`, not
- * booleans: runtimes reference §0.10); only a presented, verified, unrevoked certificate counts.
+ * booleans, whatever the docs' example tests); only a presented, verified, unrevoked certificate counts.
  */
 export function cloudflareClientCertificates(auth: CloudflareTLSClientAuth | undefined | null): Uint8Array[] {
   if (!auth) return [];

@@ -3,13 +3,13 @@
 
 import type { RequestInfo } from './requestinfo.ts';
 
-/** What only the listener knows about the connection (DESIGN.md "Portability seams"). */
+/** What only the listener knows about the connection (the adapters fill it in). */
 export interface Transport {
   /** Peer certificate chain as DER bytes, leaf first; empty or absent when none was presented. */
   peerCertificates?: Uint8Array[];
   /**
    * Request header lines as received, `[name, value, name, value …]` (Node's rawHeaders), so
-   * repeated headers stay separate values (X-Remote-Group, Impersonate-Group: reference §19).
+   * repeated headers stay separate values (X-Remote-Group, Impersonate-Group, as Go's http.Header).
    * Absent: readers fall back to the Fetch Headers (repeated lines arrive comma-joined).
    */
   rawHeaders?: readonly string[];

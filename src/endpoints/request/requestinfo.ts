@@ -1,5 +1,5 @@
 // RequestInfo and its resolver, as k8s.io/apiserver/pkg/endpoints/request/requestinfo.go.
-// The algorithm is reference k8s-filters.md §7, step by step; the selector grammars are
+// The algorithm is upstream's NewRequestInfo, step by step; the selector grammars are
 // apimachinery's fields.ParseSelector and labels.Parse (validity only: a parse error resets the
 // decoded ListOptions, which decides whether `fieldSelector=metadata.name=` can name the object).
 

@@ -1,8 +1,11 @@
 // Status bodies and the three kinds of error responses the chain writes, byte-for-byte as
-// upstream (reference k8s-filters.md §0.1): negotiated Status objects, Go's http.Error text,
+// upstream (endpoints/handlers/responsewriters): negotiated Status objects, Go's http.Error text,
 // and responsewriters.InternalError.
 
 import { goQuote, parseGoBool } from '../../util/go.ts';
+
+/** @deprecated Import goQuote and parseGoBool from src/util/go.ts (kept for branches in flight). */
+export { goQuote, parseGoBool };
 
 /** metav1.StatusDetails; field order is the wire order. */
 export interface StatusDetails {
@@ -22,6 +25,8 @@ export interface StatusCause {
 
 /** metav1.Status without TypeMeta; `encodeStatus` adds kind/apiVersion unless told not to. */
 export interface Status {
+  /** metav1.ListMeta: a 410 for a compacted paged list carries a fresh continue token here. */
+  metadata?: { resourceVersion?: string; continue?: string };
   status?: 'Success' | 'Failure';
   message?: string;
   reason?: string;
@@ -97,7 +102,10 @@ export function statusObject(status: Status, typeMeta = true): Record<string, un
     out.kind = 'Status';
     out.apiVersion = 'v1';
   }
-  out.metadata = {};
+  const meta: Record<string, unknown> = {};
+  if (status.metadata?.resourceVersion) meta.resourceVersion = status.metadata.resourceVersion;
+  if (status.metadata?.continue) meta.continue = status.metadata.continue;
+  out.metadata = meta;
   if (status.status) out.status = status.status;
   if (status.message) out.message = status.message;
   if (status.reason) out.reason = status.reason;
@@ -189,7 +197,7 @@ export interface NegotiatedStatusOutput {
 
 /**
  * The part of NegotiateOutputMediaType that matters for Status bodies. Only JSON is encoded
- * here; protobuf/YAML clauses are skipped (README: "What differs").
+ * here; protobuf/YAML clauses are skipped (docs/differences.md).
  */
 export function negotiateStatusOutput(request: Request, url?: URL): NegotiatedStatusOutput {
   const accept = request.headers.get('accept');

@@ -1,4 +1,4 @@
-// client-go cert.GenerateSelfSignedCertKeyWithOptions on WebCrypto (reference §1.5/§1.6): a
+// client-go cert.GenerateSelfSignedCertKeyWithOptions on WebCrypto (client-go/util/cert/cert.go): a
 // throwaway self-signed CA and a serving leaf signed by it, RSA-2048, SHA-256, valid from one
 // hour ago. Portable: runs wherever crypto.subtle does.
 

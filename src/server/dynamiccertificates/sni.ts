@@ -1,5 +1,5 @@
 // SNI certificate selection as upstream's dynamic serving controller and Go's crypto/tls
-// (reference §2.4): names extracted from certificates (CN if a DNS name, DNS SANs, never
+// (dynamiccertificates/named_certificates.go): names extracted from certificates (CN if a DNS name, DNS SANs, never
 // IPs), explicit names beat extracted ones, earlier --tls-sni-cert-key entries beat later ones;
 // per handshake: exact name, then one-label wildcard, then the default certificate.
 

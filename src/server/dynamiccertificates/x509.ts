@@ -1,4 +1,4 @@
-// @peculiar/x509 with its Reflect polyfill loaded first (runtimes-hono-jose.md §0.6: without it
+// @peculiar/x509 with its Reflect polyfill loaded first (tsyringe needs it: without it
 // the library throws "tsyringe requires a reflect polyfill"). Import x509 only through this file.
 import 'reflect-metadata';
 export * from '@peculiar/x509';

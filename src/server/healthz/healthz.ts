@@ -1,5 +1,5 @@
 // Health endpoints (k8s.io/apiserver/pkg/server/healthz): /healthz, /livez, /readyz, their
-// per-check subpaths, `?verbose`, `?exclude=`, byte-for-byte as upstream (reference §6).
+// per-check subpaths, `?verbose`, `?exclude=`, byte-for-byte as upstream (healthz.go).
 
 import type { Handler, RequestContext } from '../../endpoints/request/context.ts';
 import { errorMessage } from '../../endpoints/responsewriters/status.ts';

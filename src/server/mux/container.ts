@@ -23,10 +23,12 @@ export interface RouteContainer {
 }
 
 /**
- * What a Config.routeInstallers entry receives: the route tables and the settings `C` it reads
- * (a GenericAPIServer fits, with its completed config).
+ * What a Config.routeInstallers entry receives: the route tables, the settings `C` it reads and a
+ * place for clean-up (a GenericAPIServer fits, with its completed config).
  */
 export interface RouteTarget<C = unknown> {
   readonly handler: RouteContainer;
   readonly config: C;
+  /** Runs `fn` when the server is destroyed (GenericAPIServer.AddDestroyFunc). */
+  addDestroyFunc(fn: () => void): void;
 }

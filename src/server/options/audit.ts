@@ -1,6 +1,6 @@
 // AuditOptions (k8s.io/apiserver/pkg/server/options/audit.go): the "Auditing" flags with
 // upstream's names, defaults, validation messages and ApplyTo (policy evaluator + log backend
-// + webhook backend, each wrapped by its mode and truncation). Reference: k8s-filters.md §14.
+// + webhook backend, each wrapped by its mode and truncation). Backends: k8s.io/apiserver/plugin/pkg/audit.
 //
 // Platform seams (ApplyContext): `openAuditLog` opens a file with rotation (the Node adapter's
 // adapters/node/audit-log-writer.ts); without it only `--audit-log-path=-` (standard out) works.

@@ -6,7 +6,7 @@
 //   then unionFailOnError(…, anonymous) when anonymous is enabled,
 //   tokenUnion = token file, service accounts, JWT issuers, webhook (cached).
 //
-// Reference: k8s-filters.md §12.3. The client CA bundles are exposed in
+// Upstream: pkg/kubeapiserver/authenticator/config.go. The client CA bundles are exposed in
 // config.authentication.clientCA / requestHeaderClientCA for listeners that request certificates.
 
 import type { Config } from '../config.ts';

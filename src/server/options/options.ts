@@ -15,6 +15,8 @@ import { FeatureOptions } from './features.ts';
 import { AuthenticationOptions } from './authentication.ts';
 import { AuthorizationOptions } from './authorization.ts';
 import { ServerRunOptions } from './run.ts';
+import { EtcdOptions } from './etcd.ts';
+import type { StoragePlatform } from '../../storage/storagebackend/open.ts';
 
 /** What ApplyTo may use besides the Config. */
 export interface ApplyContext {
@@ -28,6 +30,8 @@ export interface ApplyContext {
   openAuditLog?: AuditLogOpener;
   /** A fetch using a webhook kubeconfig's CA/client certificate (audit, authn, authz); absent: the platform fetch. */
   webhookFetch?: WebhookFetchFactory;
+  /** Storage engines the platform provides (SQLite binding, TLS fetch for etcd, a Durable Object). */
+  storage?: StoragePlatform;
 }
 
 /** One options struct (SecureServingOptions, AuthenticationOptions …). */
@@ -45,7 +49,17 @@ export function aggregateErrors(errors: string[]): string {
 
 /** The groups, in kube-apiserver's help order. Each issue adds its group here. */
 export function newServerOptionGroups(): OptionsGroup[] {
-  return [new ServerRunOptions(), new SecureServingOptions(), new AuditOptions(), new FeatureOptions(), new AuthenticationOptions(), new AuthorizationOptions(), new LogsOptions()];
+  const serving = new SecureServingOptions();
+  return [
+    new ServerRunOptions(),
+    new EtcdOptions(() => serving.certDirectory),
+    serving,
+    new AuditOptions(),
+    new FeatureOptions(),
+    new AuthenticationOptions(),
+    new AuthorizationOptions(),
+    new LogsOptions(),
+  ];
 }
 
 export class ServerOptions {
@@ -64,6 +78,9 @@ export class ServerOptions {
     return this.groups.flatMap((g) => g.validate());
   }
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
-    for (const g of this.groups) await g.applyTo(config, ctx);
+    // Storage is applied last, as kube-apiserver's buildGenericConfig does (after serving and auth).
+    const last: OptionsGroup[] = this.groups.filter((g) => g instanceof EtcdOptions);
+    for (const g of this.groups) if (!last.includes(g)) await g.applyTo(config, ctx);
+    for (const g of last) await g.applyTo(config, ctx);
   }
 }

@@ -1,6 +1,6 @@
 // ServerRunOptions (k8s.io/apiserver/pkg/server/options/server_run_options.go): the "Generic"
 // flags that size and shape the handler chain and the shutdown sequence, with upstream's
-// names, help text, defaults and validation messages (reference k8s-serving-lifecycle.md §8).
+// names, help text, defaults and validation messages.
 
 import type { Config } from '../config.ts';
 import type { Flag, FlagSet } from './flags.ts';

@@ -1,5 +1,5 @@
 // SecureServingOptions (k8s.io/apiserver/pkg/server/options/serving.go, serving_with_loopback.go)
-// with kube-apiserver's defaults (reference §1): flags, Validate, and ApplyTo, which fills
+// with kube-apiserver's defaults (pkg/kubeapiserver/options/serving.go): flags, Validate, and ApplyTo, which fills
 // Config.secureServing with what a listener needs (bind address, certificate providers, TLS
 // settings) and sets up the loopback certificate and token. Portable: it binds nothing; the
 // Node adapter listens (adapters/node), edge runtimes ignore the listener part.

@@ -20,7 +20,7 @@ export interface VersionInfo {
   platform: string;
 }
 
-/** The Kubernetes API level implemented; bump with the reference. */
+/** The Kubernetes API level implemented (kube-apiserver v1.34); bump it with the upstream we follow. */
 export const kubernetesVersion = { major: '1', minor: '34', patch: '0' } as const;
 
 /** This project's version (package.json). */

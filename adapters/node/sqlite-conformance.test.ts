@@ -1,0 +1,33 @@
+// The shared KV conformance cases (src/storage/testing/kv-cases.ts) against the revision log on
+// node:sqlite: a fresh database file per case, and once more all cases on one shared file.
+import { test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kvCases } from '../../src/storage/testing/kv-cases.ts';
+import { openSQLiteKV } from './sqlite.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sqlite-kv-cases-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+// Compaction as the cases ask for it (no retained window); short idle progress interval and TTL sweep.
+const opts = { compactMinRetain: 0, progressIntervalMs: 100, ttlSweepMs: 100 };
+
+kvCases.forEach((c, i) => {
+  test(`node:sqlite KV: ${c.name}`, async () => {
+    const kv = openSQLiteKV(join(dir, `case-${i}.db`), opts);
+    try {
+      await c.run(kv);
+    } finally {
+      await kv.close();
+    }
+  });
+});
+
+test('node:sqlite KV: every case on one shared file, one after another', async () => {
+  const kv = openSQLiteKV(join(dir, 'shared.db'), opts);
+  try {
+    for (const c of kvCases) await c.run(kv);
+  } finally {
+    await kv.close();
+  }
+});

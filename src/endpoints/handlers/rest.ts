@@ -1,0 +1,357 @@
+// The REST handlers of one resource (k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,
+// patch,delete,watch}.go): the verb comes from RequestInfo (resolved once by WithRequestInfo), the
+// object from the registry Store. JSON and YAML in and out, Table for kubectl, watch as one JSON
+// object per line, flushed per event.
+
+import { stringify as toYAML } from 'yaml';
+import { decodeCreateBody, readBody, type KindInfo } from '../../apis/decode.ts';
+import { SelectionPredicate, type ListOptions, type StorageObject, type WatchInterface } from '../../storage/interfaces.ts';
+import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selection/fields.ts';
+import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';
+import { applyJSONPatch, decodePatch, JSONPatchError } from '../../util/patch/jsonpatch.ts';
+import { applyMergePatch } from '../../util/patch/mergepatch.ts';
+import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts';
+import type { KubeObject, Store } from '../../registry/generic/store.ts';
+import { newBadRequest, newMethodNotSupported, newNotFound } from '../apierrors.ts';
+import type { RequestContext } from '../request/context.ts';
+import { goJSON, isPrettyPrint, parseAccept, StatusError, type Status } from '../responsewriters/status.ts';
+
+export interface RESTOptions {
+  store: Store;
+  /** The decode rules of the kind (known fields, protobuf schema). */
+  kindInfo: KindInfo;
+  maxRequestBodyBytes: number;
+  /** `--min-request-timeout`: a watch without timeoutSeconds lasts [min, 2·min) seconds. */
+  minRequestTimeoutSeconds: number;
+  /** Admission before a create (the validating plugins, NamespaceLifecycle first). */
+  admitCreate?: (namespace: string, name: string) => Promise<void>;
+  /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
+  deleteOverride?: (name: string) => Promise<KubeObject>;
+}
+
+/** The handler of one resource: dispatches on RequestInfo.verb. */
+export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Response> {
+  const { store } = o;
+  return async (ctx) => {
+    const info = ctx.requestInfo;
+    if (!info || info.subresource) return statusResponse(ctx, newNotFound(store.qualifiedResource, info?.name ?? '').status);
+    const ns = info.namespace;
+    switch (info.verb) {
+      case 'get': {
+        const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
+        return objectResponse(ctx, o, await store.get(ns, info.name, rv), 200);
+      }
+      case 'list':
+        return listResponse(ctx, o, await store.list(ns, listOptions(ctx, o)));
+      case 'watch':
+        return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
+      case 'create': {
+        const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        await o.admitCreate?.(obj.metadata?.namespace || ns, obj.metadata?.name ?? '');
+        const out = await store.create(obj, { namespace: ns, dryRun: dryRun(ctx) });
+        return objectResponse(ctx, o, out, 201);
+      }
+      case 'update': {
+        const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        checkName(obj, info.name);
+        const r = await store.update(info.name, obj, { namespace: ns, dryRun: dryRun(ctx) });
+        return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
+      }
+      case 'patch':
+        return patchResponse(ctx, o, ns, info.name);
+      case 'delete': {
+        const opts = await deleteOptions(ctx, o);
+        if (o.deleteOverride && !opts.dryRun) return objectResponse(ctx, o, await o.deleteOverride(info.name), 200);
+        const r = await store.delete(info.name, { namespace: ns, ...opts });
+        if (!r.deleted) return objectResponse(ctx, o, r.object, 200);
+        return statusResponse(ctx, {
+          status: 'Success',
+          details: { name: info.name, group: store.qualifiedResource.group || undefined, kind: store.qualifiedResource.resource, uid: r.object.metadata.uid },
+        });
+      }
+      case 'deletecollection': {
+        const opts = await deleteOptions(ctx, o);
+        const list = await store.deleteCollection({ namespace: ns, ...opts }, listOptions(ctx, o));
+        return listResponse(ctx, o, list);
+      }
+      default:
+        return statusResponse(ctx, newMethodNotSupported(store.qualifiedResource, info.verb).status);
+    }
+  };
+}
+
+function dryRun(ctx: RequestContext): boolean {
+  const values = ctx.url.searchParams.getAll('dryRun');
+  for (const v of values)
+    if (v !== 'All')
+      throw newBadRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
+  return values.length > 0;
+}
+
+// The name in the body must match the URL (handlers/update.go, rest.ValidateAllObjectFunc's sibling).
+function checkName(obj: KubeObject, name: string): void {
+  const bodyName = obj.metadata?.name ?? '';
+  if (bodyName !== name)
+    throw newBadRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+}
+
+function intParam(ctx: RequestContext, name: string): number | undefined {
+  const v = ctx.url.searchParams.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+}
+
+/** metav1.ListOptions from the query (handlers/get.go ListResource). */
+function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
+  const q = ctx.url.searchParams;
+  let label, field;
+  try {
+    label = parseLabelSelector(q.get('labelSelector') ?? '');
+    field = parseFieldSelector(q.get('fieldSelector') ?? '');
+  } catch (err) {
+    if (err instanceof SelectorParseError || err instanceof FieldSelectorParseError) throw newBadRequest(err.message);
+    throw err;
+  }
+  const limit = intParam(ctx, 'limit') ?? 0;
+  const rvm = q.get('resourceVersionMatch') ?? '';
+  if (rvm !== '' && rvm !== 'NotOlderThan' && rvm !== 'Exact')
+    throw newBadRequest(`resourceVersionMatch: Unsupported value: ${JSON.stringify(rvm)}`);
+  return {
+    resourceVersion: q.get('resourceVersion') ?? '',
+    resourceVersionMatch: rvm as ListOptions['resourceVersionMatch'],
+    predicate: new SelectionPredicate({
+      label,
+      field,
+      limit: limit > 0 ? limit : 0,
+      continue: q.get('continue') ?? '',
+      getAttrs: o.store.strategy.getAttrs,
+      allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true',
+    }),
+    progressNotify: q.get('allowWatchBookmarks') === 'true',
+    sendInitialEvents: q.get('sendInitialEvents') === 'true' ? true : undefined,
+  };
+}
+
+/** metav1.DeleteOptions from the body (if any) and the query. */
+async function deleteOptions(
+  ctx: RequestContext,
+  o: RESTOptions,
+): Promise<{ dryRun: boolean; preconditions?: { uid?: string; resourceVersion?: string }; propagationPolicy?: string }> {
+  let body: Record<string, unknown> = {};
+  const bytes = await readBody(ctx, o.maxRequestBodyBytes);
+  if (bytes.length > 0) {
+    try {
+      body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+    } catch (err) {
+      throw newBadRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const pre = body.preconditions as { uid?: string; resourceVersion?: string } | undefined;
+  const policy = (body.propagationPolicy as string | undefined) ?? ctx.url.searchParams.get('propagationPolicy') ?? undefined;
+  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy))
+    throw newBadRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+  const bodyDryRun = Array.isArray(body.dryRun) && body.dryRun.length > 0;
+  return { dryRun: dryRun(ctx) || bodyDryRun, preconditions: pre, propagationPolicy: policy };
+}
+
+const patchTypes = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+];
+
+/** handlers/patch.go: json, merge and strategic merge patches applied inside the optimistic update loop. */
+async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, name: string): Promise<Response> {
+  const contentType = (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!patchTypes.includes(contentType)) {
+    throw new StatusError({
+      status: 'Failure',
+      message: `the body of the request was in an unknown format - accepted media types include: ${patchTypes.join(', ')}`,
+      reason: 'UnsupportedMediaType',
+      code: 415,
+    });
+  }
+  const text = new TextDecoder().decode(await readBody(ctx, o.maxRequestBodyBytes));
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch (err) {
+    throw newBadRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let ops: ReturnType<typeof decodePatch> = [];
+  if (contentType === 'application/json-patch+json') {
+    ops = decodePatch(patch);
+    if (typeof ops === 'string') throw newBadRequest(ops);
+    if (ops.length > 10000)
+      throw new StatusError({
+        status: 'Failure',
+        message: `The allowed maximum operations in a JSON patch is 10000, got ${ops.length}`,
+        reason: 'RequestEntityTooLarge',
+        code: 413,
+      });
+  } else if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw newBadRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+  }
+  const { store } = o;
+  const current = await store.get(ns, name);
+  let patched: KubeObject;
+  try {
+    if (contentType === 'application/json-patch+json') patched = applyJSONPatch(current as never, ops as Exclude<typeof ops, string>) as KubeObject;
+    else patched = applyMergePatch(current as never, stripDirectives(patch) as never) as KubeObject;
+  } catch (err) {
+    if (err instanceof JSONPatchError)
+      throw new StatusError({ status: 'Failure', message: err.message, reason: 'Invalid', code: 422 });
+    throw err;
+  }
+  if (typeof patched !== 'object' || patched === null || Array.isArray(patched))
+    throw new StatusError({ status: 'Failure', message: 'patched object is not a JSON object', reason: 'Invalid', code: 422 });
+  patched.metadata ??= {};
+  // A patch without a resourceVersion applies to the object it was computed on.
+  if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
+  checkName(patched, name);
+  const r = await store.update(name, patched, { namespace: ns, dryRun: dryRun(ctx) });
+  return objectResponse(ctx, o, r.object, 200);
+}
+
+// Strategic merge patch for the kinds served here is a merge patch (their maps and scalars merge
+// the same way; none of their lists has a merge key); the directives kubectl adds are dropped.
+function stripDirectives(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v)) {
+    if (k.startsWith('$setElementOrder/') || k === '$retainKeys' || k.startsWith('$deleteFromPrimitiveList/')) continue;
+    out[k] = stripDirectives(val);
+  }
+  return out;
+}
+
+type Output = 'json' | 'yaml' | 'table';
+
+/** The response media type (handlers/negotiation): Table when asked for, YAML, else JSON. */
+function negotiateOutput(ctx: RequestContext): Output {
+  const accept = ctx.request.headers.get('accept');
+  if (!accept) return 'json';
+  for (const c of parseAccept(accept)) {
+    if (c.q <= 0) continue;
+    if (c.params.as === 'Table' && c.params.g === 'meta.k8s.io' && (c.params.v === 'v1' || c.params.v === 'v1beta1')) return 'table';
+    if (c.params.as) continue;
+    if (c.type === 'application' && c.subType === 'yaml') return 'yaml';
+    if ((c.type === 'application' && (c.subType === 'json' || c.subType === '*')) || c.type === '*') return 'json';
+  }
+  return 'json';
+}
+
+function encode(ctx: RequestContext, out: Output, value: unknown, code: number): Response {
+  if (out === 'yaml') return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
+  const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(value, 2) : goJSON(value) + '\n';
+  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
+}
+
+function withTypeMeta(o: RESTOptions, obj: StorageObject): StorageObject {
+  return { apiVersion: o.store.apiVersion, kind: o.store.kind, ...obj };
+}
+
+function objectResponse(ctx: RequestContext, o: RESTOptions, obj: KubeObject, code: number): Response {
+  const out = negotiateOutput(ctx);
+  if (out === 'table') return encode(ctx, 'json', table(ctx, o, [obj], obj.metadata.resourceVersion ?? ''), code);
+  return encode(ctx, out, withTypeMeta(o, obj), code);
+}
+
+function listResponse(
+  ctx: RequestContext,
+  o: RESTOptions,
+  list: { items: KubeObject[]; resourceVersion: string; continue?: string; remainingItemCount?: number },
+): Response {
+  const out = negotiateOutput(ctx);
+  const meta: Record<string, unknown> = { resourceVersion: list.resourceVersion };
+  if (list.continue) meta.continue = list.continue;
+  if (list.remainingItemCount !== undefined) meta.remainingItemCount = list.remainingItemCount;
+  if (out === 'table') return encode(ctx, 'json', table(ctx, o, list.items, list.resourceVersion, meta), 200);
+  const body = {
+    kind: o.store.listKind,
+    apiVersion: o.store.apiVersion,
+    metadata: meta,
+    items: list.items.map((i) => withTypeMeta(o, i)),
+  };
+  return encode(ctx, out, body, 200);
+}
+
+/** meta.k8s.io/v1 Table with rows carrying PartialObjectMetadata (includeObject=Metadata, the default). */
+function table(ctx: RequestContext, o: RESTOptions, items: KubeObject[], rv: string, meta?: Record<string, unknown>): unknown {
+  const convertor: TableConvertor = o.store.tableConvertor ?? {
+    columns: [{ name: 'Name', type: 'string', format: 'name', description: '', priority: 0 }, ageColumn],
+    cells: () => [],
+  };
+  const include = ctx.url.searchParams.get('includeObject') ?? 'Metadata';
+  const now = new Date();
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: meta ?? { resourceVersion: rv },
+    columnDefinitions: convertor.columns,
+    rows: items.map((item) => {
+      const row: Record<string, unknown> = { cells: convertor.cells(item, now) };
+      if (include === 'Object') row.object = withTypeMeta(o, item);
+      else if (include !== 'None')
+        row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: item.metadata };
+      return row;
+    }),
+  };
+}
+
+function statusResponse(ctx: RequestContext, status: Status): Response {
+  const body = { kind: 'Status', apiVersion: 'v1', metadata: {}, ...status };
+  return encode(ctx, 'json', body, status.code ?? 200);
+}
+
+/**
+ * handlers/watch.go: one JSON object per line, flushed per event; the watch ends after
+ * timeoutSeconds (or a random [min, 2·min) request timeout) or when the client goes.
+ */
+function watchResponse(ctx: RequestContext, o: RESTOptions, w: WatchInterface): Response {
+  const requested = intParam(ctx, 'timeoutSeconds');
+  const timeoutMs =
+    (requested !== undefined && requested > 0
+      ? requested
+      : o.minRequestTimeoutSeconds * (1 + Math.random())) * 1000;
+  const enc = new TextEncoder();
+  const asTable = negotiateOutput(ctx) === 'table';
+  const it = w[Symbol.asyncIterator]();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      timer = setTimeout(() => {
+        w.stop();
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      }, timeoutMs);
+    },
+    async pull(controller) {
+      const r = await it.next();
+      if (r.done) {
+        clearTimeout(timer);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the timeout
+        }
+        return;
+      }
+      const ev = r.value;
+      let object: unknown = ev.object;
+      if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK')
+        // kubectl get -w asks for Table: each event carries a one-row Table.
+        object = asTable ? table(ctx, o, [ev.object as KubeObject], ev.object.metadata?.resourceVersion ?? '') : withTypeMeta(o, ev.object);
+      controller.enqueue(enc.encode(goJSON({ type: ev.type, object }) + '\n'));
+    },
+    cancel() {
+      clearTimeout(timer);
+      w.stop();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+}

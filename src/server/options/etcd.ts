@@ -1,0 +1,155 @@
+// EtcdOptions (k8s.io/apiserver/pkg/server/options/etcd.go): the "Etcd" flags with upstream's
+// names, help texts, defaults and validation messages, plus what kube-apiserver lacks: the
+// embedded SQLite file (`--sqlite-path`) and `--storage-backend` values `sqlite` and `memory`.
+// The default backend is `sqlite`, or `etcd3` once --etcd-servers is given.
+//
+// ApplyTo produces the plain StorageBackendConfig, opens the engine through the platform
+// (ApplyContext.storage), and adds upstream's health checks: `etcd` to /healthz, /livez and
+// /readyz, `etcd-readiness` to /readyz (NamedGroupedCheck, as addEtcdHealthEndpoint).
+
+import type { Config } from '../config.ts';
+import type { Flag, FlagSet } from './flags.ts';
+import type { ApplyContext, OptionsGroup } from './options.ts';
+import { namedCheck } from '../healthz/healthz.ts';
+import {
+  defaultCompactIntervalMs,
+  defaultEtcdPathPrefix,
+  defaultHealthcheckTimeoutMs,
+  defaultLeaseReuseDurationSeconds,
+  defaultReadinessTimeoutMs,
+  newDefaultConfig,
+  storageTypes,
+  type StorageBackendConfig,
+  type StorageType,
+} from '../../storage/storagebackend/config.ts';
+import { newStorageCheck } from '../../storage/storagebackend/healthcheck.ts';
+import { openStorageBackend } from '../../storage/storagebackend/open.ts';
+import { readTextFile } from '../../util/filesystem.ts';
+
+const nanosPerMs = 1e6;
+
+export class EtcdOptions implements OptionsGroup {
+  storageBackend!: Flag<string>;
+  etcdServers!: Flag<string[]>;
+  etcdPrefix!: Flag<string>;
+  keyFile!: Flag<string>;
+  certFile!: Flag<string>;
+  caFile!: Flag<string>;
+  compactionInterval!: Flag<number>;
+  healthcheckTimeout!: Flag<number>;
+  readycheckTimeout!: Flag<number>;
+  watchCache!: Flag<boolean>;
+  leaseReuseDurationSeconds!: Flag<number>;
+  sqlitePath!: Flag<string>;
+  /** --cert-dir (SecureServingOptions), for the default --sqlite-path. */
+  private readonly certDir: () => string;
+
+  constructor(certDir: () => string = () => '') {
+    this.certDir = certDir;
+  }
+
+  addFlags(fs: FlagSet): void {
+    fs.section('Etcd');
+    this.caFile = fs.string('etcd-cafile', '', 'SSL Certificate Authority file used to secure etcd communication.');
+    this.certFile = fs.string('etcd-certfile', '', 'SSL certification file used to secure etcd communication.');
+    this.compactionInterval = fs.duration(
+      'etcd-compaction-interval',
+      defaultCompactIntervalMs * nanosPerMs,
+      'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.',
+    );
+    this.healthcheckTimeout = fs.duration('etcd-healthcheck-timeout', defaultHealthcheckTimeoutMs * nanosPerMs, 'The timeout to use when checking etcd health.');
+    this.keyFile = fs.string('etcd-keyfile', '', 'SSL key file used to secure etcd communication.');
+    this.etcdPrefix = fs.string('etcd-prefix', defaultEtcdPathPrefix, 'The prefix to prepend to all resource paths in etcd.');
+    this.readycheckTimeout = fs.duration('etcd-readycheck-timeout', defaultReadinessTimeoutMs * nanosPerMs, 'The timeout to use when checking etcd readiness');
+    this.etcdServers = fs.stringSlice('etcd-servers', [], 'List of etcd servers to connect with (scheme://ip:port), comma separated.');
+    this.leaseReuseDurationSeconds = fs.int(
+      'lease-reuse-duration-seconds',
+      defaultLeaseReuseDurationSeconds,
+      'The time in seconds that each lease is reused. A lower value could avoid large number of objects reusing the same lease. Notice that a too small value may cause performance problems at storage layer.',
+    );
+    this.sqlitePath = fs.string(
+      'sqlite-path',
+      '',
+      "The file of the embedded SQLite store, used when --storage-backend is 'sqlite' (the default without --etcd-servers). Defaults to registry.db in --cert-dir.",
+    );
+    this.storageBackend = fs.string(
+      'storage-backend',
+      '',
+      "The storage backend for persistence. Options: 'etcd3' (default when --etcd-servers is set), 'sqlite' (the embedded file at --sqlite-path; default otherwise), 'memory' (nothing persists).",
+    );
+    this.watchCache = fs.bool('watch-cache', true, 'Enable watch caching in the apiserver');
+  }
+
+  /** The backend in effect: --storage-backend, else etcd3 with --etcd-servers, else sqlite. */
+  storageType(): string {
+    const t = this.storageBackend?.value ?? '';
+    if (t !== '') return t;
+    return this.etcdServers?.value.length ? 'etcd3' : 'sqlite';
+  }
+
+  validate(): string[] {
+    if (!this.storageBackend) return [];
+    const errors: string[] = [];
+    const type = this.storageType();
+    if (type === 'etcd3' && this.etcdServers.value.length === 0) errors.push('--etcd-servers must be specified');
+    if (!(storageTypes as readonly string[]).includes(type)) {
+      errors.push(
+        `--storage-backend invalid, allowed values: ${storageTypes.join(', ')}. If not specified, it will default to 'sqlite', or to 'etcd3' when --etcd-servers is set`,
+      );
+    }
+    for (const server of this.etcdServers.value) {
+      if (!/^https?:\/\/[^/]+\/?$/.test(server)) {
+        errors.push(`--etcd-servers invalid: ${JSON.stringify(server)} is not a URL of the form scheme://host:port (scheme http or https)`);
+      }
+    }
+    if (this.leaseReuseDurationSeconds.value < 0) errors.push('--lease-reuse-duration-seconds can not be negative value');
+    return errors;
+  }
+
+  /** The plain storage backend config (storagebackend.Config). */
+  storageConfig(): StorageBackendConfig {
+    const c = newDefaultConfig(this.etcdPrefix.value);
+    c.type = this.storageType() as StorageType;
+    c.transport = {
+      serverList: [...this.etcdServers.value],
+      keyFile: this.keyFile.value,
+      certFile: this.certFile.value,
+      trustedCAFile: this.caFile.value,
+    };
+    const dir = this.certDir().replace(/\/+$/, '');
+    c.sqlitePath = this.sqlitePath.value || (dir ? `${dir}/registry.db` : 'registry.db');
+    c.compactionIntervalMs = this.compactionInterval.value / nanosPerMs;
+    c.healthcheckTimeoutMs = this.healthcheckTimeout.value / nanosPerMs || defaultHealthcheckTimeoutMs;
+    c.readycheckTimeoutMs = this.readycheckTimeout.value / nanosPerMs || defaultReadinessTimeoutMs;
+    c.enableWatchCache = this.watchCache.value;
+    c.leaseReuseDurationSeconds = this.leaseReuseDurationSeconds.value;
+    return c;
+  }
+
+  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    if (!this.storageBackend) return;
+    const storageConfig = this.storageConfig();
+    const platform = ctx.storage ?? {};
+    // The implicit default on a platform without a SQLite binding (embedders, tests): memory.
+    if (storageConfig.type === 'sqlite' && !this.storageBackend.changed && !platform.openSQLite) storageConfig.type = 'memory';
+    const backend = await openStorageBackend(storageConfig, platform, {
+      readTextFile: (path) => readTextFile(ctx.fileSystem, path),
+      logger: ctx.logger,
+    });
+    config.storage = backend;
+    // addEtcdHealthEndpoint: `etcd` on all three endpoints, `etcd-readiness` on /readyz.
+    const health = newStorageCheck(() => backend.kv.readinessCheck(), { timeoutMs: storageConfig.healthcheckTimeoutMs });
+    const ready = newStorageCheck(() => backend.kv.readinessCheck(), { timeoutMs: storageConfig.readycheckTimeoutMs });
+    const etcd = namedCheck('etcd', health, 'etcd');
+    config.healthzChecks.push(etcd);
+    config.livezChecks.push(etcd);
+    config.readyzChecks.push(etcd, namedCheck('etcd-readiness', ready, 'etcd-readiness'));
+    // Upstream starts the compactor with the first etcd3 storage (New) and stops it on Destroy.
+    config.routeInstallers.push((server) => {
+      backend.start();
+      server.addDestroyFunc(() => {
+        backend.close().catch((err: unknown) => ctx.logger.error('Closing the storage backend failed', { err: String(err) }));
+      });
+    });
+  }
+}

@@ -1,0 +1,561 @@
+// The one storage.Interface implementation over any engine (src/storage/kv.ts), as
+// k8s.io/apiserver/pkg/storage/etcd3/store.go and watcher.go do it over etcd.
+
+import { newBadRequest, newInternalError, newResourceExpired, type GroupResource } from '../endpoints/apierrors.ts';
+import { StatusError, statusObject } from '../endpoints/responsewriters/status.ts';
+import { parseResourceVersion, prepareKey, validateListOptions, encodeContinue } from './continue.ts';
+import {
+  ErrResourceVersionSetOnCreate,
+  expiredListMessage,
+  expiredWatchMessage,
+  continueExpiredMessage,
+  interpretWatchError,
+  newCorruptObjError,
+  newInconsistentContinueError,
+  newKeyExistsError,
+  newKeyNotFoundError,
+  newTooLargeResourceVersionError,
+} from './errors.ts';
+import {
+  checkPreconditions,
+  everything,
+  InitialEventsAnnotationKey,
+  WatchChannel,
+  type DeleteOptions,
+  type GetOptions,
+  type Interface,
+  type ListOptions,
+  type ListResult,
+  type Preconditions,
+  type SelectionPredicate,
+  type Stats,
+  type StorageObject,
+  type UpdateFunc,
+  type ValidateObjectFunc,
+  type WatchEvent,
+  type WatchInterface,
+} from './interfaces.ts';
+import { CompactedError, FutureRevisionError, type KV, type KeyValue } from './kv.ts';
+
+/** etcd3/store.go maxLimit: the page size never doubles beyond this. */
+const maxLimit = 10000;
+/** etcd3/watcher.go defaultWatcherMaxLimit: page size of a watch's initial sync. */
+const watcherSyncLimit = 10000;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export interface StoreConfig {
+  kv: KV;
+  /** The `--etcd-prefix`, e.g. `/registry` (a trailing `/` is added). */
+  pathPrefix: string;
+  /** The resource's key prefix below pathPrefix, e.g. `/configmaps` or `/apps.example.com/widgets`. */
+  resourcePrefix: string;
+  groupResource: GroupResource;
+  /** The type of the resource (apiVersion + kind) for bookmark objects; without it, bookmarks are plain. */
+  newFunc?: () => StorageObject;
+}
+
+/** What the store knows about a key's current value (etcd3/store.go objState). */
+interface ObjState {
+  obj: StorageObject;
+  /** Encoded bytes as stored (resourceVersion stripped). */
+  data?: Uint8Array;
+  rev: number;
+  exists: boolean;
+  ttl: number;
+  /** The state came from a cached object whose bytes we re-encoded (not from storage). */
+  stale: boolean;
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Versioner.PrepareObjectForStorage + encode: JSON bytes without resourceVersion and selfLink. */
+export function encodeObject(obj: StorageObject): Uint8Array {
+  const meta = obj.metadata;
+  if (meta && (meta.resourceVersion !== undefined || meta.selfLink !== undefined)) {
+    const { resourceVersion: _rv, selfLink: _sl, ...rest } = meta;
+    return enc.encode(JSON.stringify({ ...obj, metadata: rest }));
+  }
+  return enc.encode(JSON.stringify(obj));
+}
+
+/** decode + Versioner.UpdateObject: the object with metadata.resourceVersion stamped. */
+export function decodeObject(data: Uint8Array, rev: number, key = ''): StorageObject {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(dec.decode(data));
+  } catch (err) {
+    throw newCorruptObjError(key, err);
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    throw newCorruptObjError(key, new Error('stored value is not a JSON object'));
+  }
+  return stampResourceVersion(obj as StorageObject, rev);
+}
+
+export function stampResourceVersion(obj: StorageObject, rev: number): StorageObject {
+  const meta = obj.metadata;
+  if (meta && typeof meta === 'object') meta.resourceVersion = String(rev);
+  else obj.metadata = { resourceVersion: String(rev) };
+  return obj;
+}
+
+/** The `ERROR` event for an error (watcher.go transformErrorToEvent). */
+export function errorEvent(err: unknown, gr: GroupResource): WatchEvent {
+  let e = interpretWatchError(err, gr, '');
+  if (!(e instanceof StatusError)) e = newInternalError(e);
+  return { type: 'ERROR', object: statusObject((e as StatusError).status) as StorageObject };
+}
+
+export class Store implements Interface {
+  readonly kv: KV;
+  readonly pathPrefix: string;
+  readonly resourcePrefix: string;
+  readonly groupResource: GroupResource;
+  private readonly newFunc?: () => StorageObject;
+
+  constructor(cfg: StoreConfig) {
+    this.kv = cfg.kv;
+    this.pathPrefix = cfg.pathPrefix.endsWith('/') ? cfg.pathPrefix : cfg.pathPrefix + '/';
+    this.resourcePrefix = cfg.resourcePrefix;
+    this.groupResource = cfg.groupResource;
+    this.newFunc = cfg.newFunc;
+  }
+
+  /** etcd3 store.prepareKey: the full engine key. */
+  prepareKey(key: string, recursive = false): string {
+    const k = prepareKey(this.resourcePrefix, key, recursive);
+    return this.pathPrefix + (k.startsWith('/') ? k.slice(1) : k);
+  }
+
+  async create(key: string, obj: StorageObject, ttl = 0): Promise<StorageObject> {
+    const preparedKey = this.prepareKey(key);
+    if (obj.metadata?.resourceVersion) throw new Error(ErrResourceVersionSetOnCreate);
+    const data = encodeObject(obj);
+    const r = await this.kv.create(preparedKey, data, ttl > 0 ? { ttlSeconds: ttl } : {});
+    if (!r.succeeded) throw newKeyExistsError(preparedKey, 0);
+    return decodeObject(data, r.revision, preparedKey);
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
+    const preparedKey = this.prepareKey(key);
+    const r = await this.kv.get(preparedKey);
+    this.validateMinimumResourceVersion(opts.resourceVersion, r.revision);
+    if (!r.kv) {
+      if (opts.ignoreNotFound) return undefined;
+      throw newKeyNotFoundError(preparedKey, 0);
+    }
+    return decodeObject(r.kv.value, r.kv.modRevision, preparedKey);
+  }
+
+  async getList(key: string, opts: ListOptions): Promise<ListResult> {
+    const recursive = !!opts.recursive;
+    const keyPrefix = this.prepareKey(key, recursive);
+    const pred = opts.predicate ?? everything;
+    const paging = pred.limit > 0;
+    let { withRev, continueKey } = validateListOptions(keyPrefix, opts);
+    const hadContinue = !!pred.continue;
+
+    if (!recursive) {
+      // A single object: Get, then filter (etcd3 store.getList for a non-recursive key).
+      const r = await this.kvRead(() => this.kv.get(keyPrefix, withRev ? { revision: withRev } : {}), withRev, hadContinue, continueKey, keyPrefix);
+      if (!withRev) {
+        this.validateMinimumResourceVersion(opts.resourceVersion, r.revision);
+        withRev = r.revision;
+      }
+      const items: StorageObject[] = [];
+      if (r.kv) {
+        const obj = decodeObject(r.kv.value, r.kv.modRevision, keyPrefix);
+        if (pred.matches(obj)) items.push(obj);
+      }
+      return { items, resourceVersion: String(withRev) };
+    }
+
+    let limit = pred.limit;
+    const items: StorageObject[] = [];
+    let lastKey = '';
+    let hasMore = false;
+    let count = 0;
+    for (;;) {
+      const resp = await this.kvRead(
+        () => this.kv.list(keyPrefix, { revision: withRev || undefined, limit: limit || undefined, startKey: continueKey || undefined }),
+        withRev,
+        hadContinue,
+        continueKey,
+        keyPrefix,
+      );
+      if (!withRev) {
+        this.validateMinimumResourceVersion(opts.resourceVersion, resp.revision);
+        withRev = resp.revision;
+      }
+      if (resp.kvs.length === 0 && resp.kvs.length < resp.count) {
+        throw new Error('no results were found, but etcd indicated there were more values remaining');
+      }
+      count = resp.count;
+      const chunkHasMore = resp.kvs.length < resp.count;
+      let limitReached = false;
+      for (const kv of resp.kvs) {
+        if (paging && items.length >= pred.limit) {
+          limitReached = true;
+          break;
+        }
+        lastKey = kv.key;
+        const obj = decodeObject(kv.value, kv.modRevision, kv.key);
+        if (pred.matches(obj)) items.push(obj);
+      }
+      hasMore = chunkHasMore || limitReached;
+      if (limitReached || !chunkHasMore) break;
+      if (paging && items.length >= pred.limit) break;
+      if (resp.kvs.length) continueKey = resp.kvs[resp.kvs.length - 1]!.key + '\x00';
+      // A selector dropped items: double the page (etcd3 store.go) up to maxLimit.
+      if (limit < maxLimit) limit = Math.min(limit * 2, maxLimit);
+    }
+    const result: ListResult = { items, resourceVersion: String(withRev) };
+    if (hasMore) {
+      result.continue = encodeContinue(lastKey + '\x00', keyPrefix, withRev);
+      if (pred.empty()) result.remainingItemCount = count - pred.limit;
+    }
+    return result;
+  }
+
+  /** Runs an engine read, mapping ErrCompacted / ErrFutureRev as etcd3 store.go does. */
+  private async kvRead<T>(
+    read: () => Promise<T>,
+    withRev: number,
+    paging: boolean,
+    continueKey: string,
+    keyPrefix: string,
+  ): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      if (err instanceof FutureRevisionError || (err as Error)?.name === 'FutureRevisionError') {
+        let current = 0;
+        try {
+          current = await this.kv.currentRevision();
+        } catch {
+          current = 0;
+        }
+        throw newTooLargeResourceVersionError(withRev, current, 0);
+      }
+      if (err instanceof CompactedError || (err as Error)?.name === 'CompactedError') {
+        if (!paging) throw newResourceExpired(expiredListMessage);
+        try {
+          throw newInconsistentContinueError(encodeContinue(continueKey, keyPrefix, -1));
+        } catch (e) {
+          if (e instanceof StatusError) throw e;
+          throw newResourceExpired(continueExpiredMessage);
+        }
+      }
+      throw err;
+    }
+  }
+
+  /** validateMinimumResourceVersion: 400 for a bad RV, 504 when newer than storage. */
+  private validateMinimumResourceVersion(minimum: string | undefined, actual: number): void {
+    if (!minimum) return;
+    let rv: number;
+    try {
+      rv = parseResourceVersion(minimum);
+    } catch (err) {
+      throw newBadRequest(`invalid resource version: ${(err as Error).message}`);
+    }
+    if (rv > actual) throw newTooLargeResourceVersionError(rv, actual, 0);
+  }
+
+  private stateFromKV(kv: KeyValue | undefined, key: string, ignoreNotFound: boolean): ObjState {
+    if (!kv) {
+      if (!ignoreNotFound) throw newKeyNotFoundError(key, 0);
+      return { obj: {}, rev: 0, exists: false, ttl: 0, stale: false };
+    }
+    return {
+      obj: decodeObject(kv.value, kv.modRevision, key),
+      data: kv.value,
+      rev: kv.modRevision,
+      exists: true,
+      ttl: kv.ttlSeconds ?? 0,
+      stale: false,
+    };
+  }
+
+  private stateFromObject(obj: StorageObject): ObjState {
+    const rev = parseResourceVersion(obj.metadata?.resourceVersion);
+    const copy = structuredClone(obj);
+    return { obj: copy, data: encodeObject(copy), rev, exists: true, ttl: 0, stale: true };
+  }
+
+  async guaranteedUpdate(
+    key: string,
+    ignoreNotFound: boolean,
+    preconditions: Preconditions | undefined,
+    tryUpdate: UpdateFunc,
+    cachedExistingObject?: StorageObject,
+  ): Promise<StorageObject> {
+    const preparedKey = this.prepareKey(key);
+    const current = async () => this.stateFromKV((await this.kv.get(preparedKey)).kv, preparedKey, ignoreNotFound);
+    let state: ObjState;
+    let isCurrent = false;
+    if (cachedExistingObject) state = this.stateFromObject(cachedExistingObject);
+    else {
+      state = await current();
+      isCurrent = true;
+    }
+    for (;;) {
+      try {
+        checkPreconditions(preparedKey, preconditions, state.obj);
+      } catch (err) {
+        if (isCurrent) throw err;
+        const cachedRev = state.rev;
+        state = await current();
+        isCurrent = true;
+        if (cachedRev === state.rev) throw err;
+        continue;
+      }
+      // tryUpdate gets its own copy: it may mutate the object it is given.
+      const input = state.data ? decodeObject(state.data, state.rev, preparedKey) : {};
+      let out: { object: StorageObject; ttl?: number };
+      try {
+        out = await tryUpdate(input, { ttl: state.ttl, resourceVersion: state.rev });
+      } catch (err) {
+        if (!isCurrent) {
+          const cachedRev = state.rev;
+          state = await current();
+          isCurrent = true;
+          if (cachedRev !== state.rev) continue;
+        }
+        throw err;
+      }
+      const data = encodeObject(out.object);
+      if (state.exists && state.data && bytesEqual(data, state.data)) {
+        // Nothing to write. A cached state may be stale: confirm against storage first.
+        if (!isCurrent) {
+          state = await current();
+          isCurrent = true;
+          continue;
+        }
+        return decodeObject(state.data, state.rev, preparedKey);
+      }
+      const ttl = out.ttl ?? 0;
+      const r = await this.kv.update(preparedKey, data, state.exists ? state.rev : 0, ttl > 0 ? { ttlSeconds: ttl } : {});
+      if (!r.succeeded) {
+        state = this.stateFromKV(r.kv, preparedKey, ignoreNotFound);
+        isCurrent = true;
+        continue;
+      }
+      return decodeObject(data, r.revision, preparedKey);
+    }
+  }
+
+  async delete(
+    key: string,
+    preconditions?: Preconditions,
+    validateDeletion?: ValidateObjectFunc,
+    cachedExistingObject?: StorageObject,
+    opts: DeleteOptions = {},
+  ): Promise<StorageObject> {
+    const preparedKey = this.prepareKey(key);
+    const current = async () => {
+      const kv = (await this.kv.get(preparedKey)).kv;
+      if (opts.ignoreStoreReadError && kv) {
+        // The unsafe delete of a corrupt object: no decode.
+        return { obj: {}, data: kv.value, rev: kv.modRevision, exists: true, ttl: 0, stale: false } as ObjState;
+      }
+      return this.stateFromKV(kv, preparedKey, false);
+    };
+    let state: ObjState;
+    let isCurrent = false;
+    if (cachedExistingObject && !opts.ignoreStoreReadError) state = this.stateFromObject(cachedExistingObject);
+    else {
+      state = await current();
+      isCurrent = true;
+    }
+    const recheck = async (err: unknown): Promise<void> => {
+      if (isCurrent) throw err;
+      const cachedRev = state.rev;
+      state = await current();
+      isCurrent = true;
+      if (cachedRev === state.rev) throw err;
+    };
+    for (;;) {
+      try {
+        checkPreconditions(preparedKey, preconditions, state.obj);
+      } catch (err) {
+        await recheck(err);
+        continue;
+      }
+      if (validateDeletion) {
+        try {
+          await validateDeletion(state.data && !opts.ignoreStoreReadError ? decodeObject(state.data, state.rev, preparedKey) : state.obj);
+        } catch (err) {
+          await recheck(err);
+          continue;
+        }
+      }
+      const r = await this.kv.delete(preparedKey, state.rev);
+      if (!r.succeeded) {
+        state = this.stateFromKV(r.kv, preparedKey, false);
+        isCurrent = true;
+        continue;
+      }
+      if (opts.ignoreStoreReadError) return {};
+      return decodeObject(state.data!, r.revision, preparedKey);
+    }
+  }
+
+  async stats(): Promise<Stats> {
+    const { count } = await this.kv.count(this.prepareKey(this.resourcePrefix, true));
+    return { objectCount: count };
+  }
+
+  async readinessCheck(): Promise<void> {
+    await this.kv.readinessCheck();
+  }
+
+  async getCurrentResourceVersion(): Promise<number> {
+    const rev = await this.kv.currentRevision();
+    if (rev <= 0) throw new Error('the current resource version must be greater than 0');
+    return rev;
+  }
+
+  compactRevision(): number {
+    return this.kv.compactRevision();
+  }
+
+  /** A bookmark object: the resource's type with only metadata.resourceVersion (watcher.go progressNotifyEvent). */
+  bookmarkObject(rev: number, initialEventsEnd = false): StorageObject {
+    const obj: StorageObject = { ...(this.newFunc?.() ?? {}), metadata: { resourceVersion: String(rev) } };
+    if (initialEventsEnd) obj.metadata!.annotations = { [InitialEventsAnnotationKey]: 'true' };
+    return obj;
+  }
+
+  async watch(key: string, opts: ListOptions): Promise<WatchInterface> {
+    const recursive = !!opts.recursive;
+    const preparedKey = this.prepareKey(key, recursive);
+    const rev = parseResourceVersion(opts.resourceVersion);
+    const pred = opts.predicate ?? everything;
+    const ac = new AbortController();
+    const ch = new WatchChannel(() => ac.abort());
+    if (opts.signal) {
+      if (opts.signal.aborted) ac.abort();
+      else opts.signal.addEventListener('abort', () => ch.stop(), { once: true });
+    }
+    // watcher.go getStartWatchResourceVersion / areInitialEventsRequired / isInitialEventsEndBookmarkRequired.
+    let initialRev = rev;
+    if (rev === 0 && opts.sendInitialEvents === false) initialRev = await this.getCurrentResourceVersion();
+    const forceInitialEvents = (opts.sendInitialEvents === undefined && rev === 0) || opts.sendInitialEvents === true;
+    const endBookmark = opts.sendInitialEvents === true && pred.allowWatchBookmarks;
+    void this.runWatch(ch, ac.signal, preparedKey, recursive, initialRev, forceInitialEvents, endBookmark, pred, opts);
+    return ch;
+  }
+
+  private async runWatch(
+    ch: WatchChannel,
+    signal: AbortSignal,
+    key: string,
+    recursive: boolean,
+    initialRevIn: number,
+    forceInitialEvents: boolean,
+    endBookmark: boolean,
+    pred: SelectionPredicate,
+    opts: ListOptions,
+  ): Promise<void> {
+    let initialRev = initialRevIn;
+    const fail = (err: unknown) => {
+      ch.send(errorEvent(err, this.groupResource));
+      ch.close();
+    };
+    try {
+      if (initialRev > 0 && forceInitialEvents) {
+        const current = await this.getCurrentResourceVersion();
+        if (initialRev > current) {
+          fail(newTooLargeResourceVersionError(initialRev, current, 1));
+          return;
+        }
+      }
+      if (forceInitialEvents) {
+        initialRev = await this.sync(ch, key, recursive, pred);
+        if (ch.isStopped) return;
+      }
+      if (endBookmark) ch.send({ type: 'BOOKMARK', object: this.bookmarkObject(initialRev, true) });
+      const bookmarks = !!opts.progressNotify;
+      const it = this.kv.watch(recursive ? key : key, { startRevision: initialRev + 1, progressNotify: bookmarks, signal });
+      for await (const resp of it) {
+        if (ch.isStopped) return;
+        if (!resp.events.length) {
+          if (bookmarks) ch.send({ type: 'BOOKMARK', object: this.bookmarkObject(resp.revision) });
+          continue;
+        }
+        for (const e of resp.events) {
+          // A non-recursive watch is on one key: the engine's prefix match also sees its longer siblings.
+          if (!recursive && e.kv.key !== key) continue;
+          const ev = this.transform(e.type, e.kv, e.prevKv, pred);
+          if (ev) ch.send(ev);
+        }
+      }
+      if (!ch.isStopped) ch.close();
+    } catch (err) {
+      if (ch.isStopped) return;
+      if (err instanceof CompactedError || (err as Error)?.name === 'CompactedError') {
+        fail(newResourceExpired(expiredWatchMessage));
+      } else if (err instanceof StatusError && err.status.code === 410) {
+        // The initial sync's compacted list: the watch's 410 message.
+        fail(newResourceExpired(expiredWatchMessage));
+      } else fail(err);
+    }
+  }
+
+  /** The initial sync: ADDED for every matching object; returns the revision it read at. */
+  private async sync(ch: WatchChannel, key: string, recursive: boolean, pred: SelectionPredicate): Promise<number> {
+    if (!recursive) {
+      const r = await this.kv.get(key);
+      if (r.kv) {
+        const obj = decodeObject(r.kv.value, r.kv.modRevision, key);
+        if (pred.matches(obj)) ch.send({ type: 'ADDED', object: obj });
+      }
+      return r.revision;
+    }
+    let withRev = 0;
+    let startKey: string | undefined;
+    for (;;) {
+      const resp = await this.kv.list(key, { revision: withRev || undefined, limit: watcherSyncLimit, startKey });
+      if (!withRev) withRev = resp.revision;
+      for (const kv of resp.kvs) {
+        const obj = decodeObject(kv.value, kv.modRevision, kv.key);
+        if (pred.matches(obj)) ch.send({ type: 'ADDED', object: obj });
+      }
+      if (resp.kvs.length >= resp.count || !resp.kvs.length || ch.isStopped) return withRev;
+      startKey = resp.kvs[resp.kvs.length - 1]!.key + '\x00';
+    }
+  }
+
+  /** watcher.go transform: selector transitions turn MODIFIED into ADDED or DELETED. */
+  private transform(
+    type: 'PUT' | 'DELETE',
+    kv: KeyValue,
+    prevKv: KeyValue | undefined,
+    pred: SelectionPredicate,
+  ): WatchEvent | undefined {
+    if (type === 'DELETE') {
+      if (!prevKv) return undefined;
+      // The deleted object carries the delete's revision.
+      const old = decodeObject(prevKv.value, kv.modRevision, kv.key);
+      return pred.matches(old) ? { type: 'DELETED', object: old } : undefined;
+    }
+    const cur = decodeObject(kv.value, kv.modRevision, kv.key);
+    const isCreate = !prevKv || kv.createRevision === kv.modRevision;
+    if (isCreate) return pred.matches(cur) ? { type: 'ADDED', object: cur } : undefined;
+    if (pred.empty()) return { type: 'MODIFIED', object: cur };
+    const curPasses = pred.matches(cur);
+    const old = decodeObject(prevKv!.value, kv.modRevision, kv.key);
+    const oldPasses = pred.matches(old);
+    if (curPasses && oldPasses) return { type: 'MODIFIED', object: cur };
+    if (curPasses) return { type: 'ADDED', object: cur };
+    if (oldPasses) return { type: 'DELETED', object: old };
+    return undefined;
+  }
+}
