@@ -93,6 +93,8 @@ export { withAuthentication, unauthorized } from './filters/authentication.ts';
 /** The chain's non-security filters, each usable alone (honoMiddleware turns one into Hono middleware). */
 export { honoMiddleware, type FilterEnv } from './filters/middleware.ts';
 export { withAuditInit } from './filters/audit-init.ts';
+export { withAudit } from './filters/audit.ts';
+export { withFailedAuthenticationAudit } from './filters/failed-authentication-audit.ts';
 export { withPanicRecovery, ErrAbortHandler, AbortHandlerError } from './filters/panic-recovery.ts';
 export { withRequestReceivedTimestamp } from './filters/request-received-time.ts';
 export { withRequestInfo, newRequestInfoResolver } from './filters/requestinfo.ts';

@@ -34,6 +34,16 @@ export function tooManyRequests(retryAfter = '1'): Response {
   return httpError('Too many requests, please try again later.', 429, { 'Retry-After': retryAfter });
 }
 
+/**
+ * Caps concurrent read-only and mutating requests (long-running ones exempt); a full bucket is the 429.
+ * Used when API Priority and Fairness is off. Needs RequestInfo.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withMaxInFlightLimit, { maxRequestsInFlight: 400, maxMutatingRequestsInFlight: 200,
+ *   longRunningFunc: kubeLongRunningRequestCheck }));
+ * ```
+ */
 export function withMaxInFlightLimit(
   next: Handler,
   c: { maxRequestsInFlight: number; maxMutatingRequestsInFlight: number; longRunningFunc: LongRunningRequestCheck },

@@ -17,6 +17,15 @@ export function serverShutdownSignalFrom(ctx: RequestContext): LifecycleSignal |
   return ctx.values.get(key) as LifecycleSignal | undefined;
 }
 
+/**
+ * Tracks watches in `watchRequestWaitGroup` and lets them see the NotAcceptingNewRequest signal, so
+ * shutdown can end them within `--shutdown-watch-termination-grace-period`.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withWatchTerminationDuringShutdown, { lifecycleSignals, watchRequestWaitGroup: new SafeWaitGroup() }));
+ * ```
+ */
 export function withWatchTerminationDuringShutdown(
   next: Handler,
   c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal }; watchRequestWaitGroup: SafeWaitGroup },
