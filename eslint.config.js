@@ -25,6 +25,9 @@ export default defineConfig(
       reportUnusedDisableDirectives: 'error',
     },
     rules: {
+      // `let t; const finish = () => clearTimeout(t); … t = setTimeout(…)`: a const there would be
+      // read in its temporal dead zone when finish runs first.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Errors rethrown from a catch carry upstream's message text, which already includes the
       // cause's text (`…: ${err.message}`); attaching `cause` everywhere is a sweep of its own.
       'preserve-caught-error': 'off',

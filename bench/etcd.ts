@@ -12,6 +12,8 @@ import { loadavg } from 'node:os';
 import { EtcdKV } from '../src/storage/etcd3/kv.ts';
 import { b64, prefixEndB64 } from '../src/storage/etcd3/client.ts';
 import { etcdAvailable, etcdPackageHint, startEtcd } from '../test/etcd-harness.ts';
+import { Store } from '../src/storage/store.ts';
+import { SelectionPredicate, type StorageObject } from '../src/storage/interfaces.ts';
 
 const ops = Number(process.env.BENCH_OPS ?? 1000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -129,6 +131,44 @@ if (spawnSync('sh', ['-c', 'command -v etcdctl']).status === 0) {
   etcdctl = `etcdctl get --prefix (1,000 objects, process start included): ${(n / ((performance.now() - t0) / 1000)).toFixed(1)}/s`;
 }
 
+// storage.Interface (the store, src/storage/store.ts) over the etcd engine vs the engine alone, as
+// bench/storage.ts does for memory and SQLite: encode/decode included on both sides, sequential.
+const gr = { group: '', resource: 'configmaps' };
+const cm = (i: number): StorageObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: `cm-${i}`, namespace: 'bench' },
+  data: { k: 'v'.repeat(200), i: String(i) },
+});
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const iface: Record<string, { kv: number[]; raw: number[] }> = {};
+const addI = (name: string, side: 'kv' | 'raw', v: number) => ((iface[name] ??= { kv: [], raw: [] })[side].push(v));
+for (let round = 0; round < rounds; round++) {
+  const base = `/iface-${round}`;
+  const store = new Store({ kv, pathPrefix: '/registry', resourcePrefix: base, groupResource: gr });
+  const rawKey = (i: number) => `/registry/raw-${round}/bench/cm-${i}`;
+  const sKey = (i: number) => `${base}/bench/cm-${i}`;
+  addI('creates/s', 'raw', await measure(async (i) => kv.create(rawKey(i), enc.encode(JSON.stringify(cm(i)))), ops, 1));
+  addI('creates/s', 'kv', await measure((i) => store.create(sKey(i), cm(i)), ops, 1));
+  addI('updates/s (read-modify-write)', 'raw', await measure(async (i) => {
+    const g = await kv.get(rawKey(i));
+    const o = JSON.parse(dec.decode(g.kv!.value)) as StorageObject;
+    (o.data as Record<string, string>).i = 'u' + i;
+    await kv.update(rawKey(i), enc.encode(JSON.stringify(o)), g.kv!.modRevision);
+  }, ops, 1));
+  addI('updates/s (read-modify-write)', 'kv', await measure(
+    (i) => store.guaranteedUpdate(sKey(i), false, undefined, (o) => ({ object: { ...o, data: { ...(o.data as object), i: 'u' + i } } })),
+    ops,
+    1,
+  ));
+  addI('gets/s (decoded)', 'raw', await measure(async (i) => JSON.parse(dec.decode((await kv.get(rawKey(i))).kv!.value)), ops, 1));
+  addI('gets/s (decoded)', 'kv', await measure((i) => store.get(sKey(i)), ops, 1));
+  const lstore = new Store({ kv, pathPrefix: '/registry', resourcePrefix: '/benchlist', groupResource: gr });
+  addI('1,000-object lists/s', 'raw', await measure(async () => (await kv.list(listPrefix)).kvs.map((x) => JSON.parse(dec.decode(x.value))), 10, 1));
+  addI('1,000-object lists/s', 'kv', await measure(() => lstore.getList('/benchlist', { recursive: true, predicate: new SelectionPredicate({}) }), 10, 1));
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const version = spawnSync('etcd', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
 console.log(`${version}; ${ops} ops per measurement, ${rounds} rounds, value ${value.length} B; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -140,6 +180,13 @@ for (const [name, r] of Object.entries(results)) {
   console.log(`| ${name} | ${a.toFixed(0)} | ${b.toFixed(0)} | ${(a / b).toFixed(2)} |`);
 }
 if (etcdctl) console.log(etcdctl);
+console.log('\n| storage.Interface over etcd | engine alone (KV + JSON) | storage.Interface (Store) | interface / engine |');
+console.log('|---|---:|---:|---:|');
+for (const [name, r] of Object.entries(iface)) {
+  const a = median(r.kv);
+  const b = median(r.raw);
+  console.log(`| ${name} | ${b.toFixed(0)} | ${a.toFixed(0)} | ${(a / b).toFixed(2)} |`);
+}
 
 await kv.close();
 await etcd.stop();

@@ -5,11 +5,12 @@
 //   unloaded → 1,000 idle TLS connections (500 HTTP/1.1 keep-alive after a request, 500 HTTP/2
 //   sessions without streams) → unloaded again → 1,000 slowloris connections (HTTP/1.1 headers
 //   that never end, one header line a second each) → unloaded again.
+// A loaded phase stops early when the first held connection is due to be closed by the server.
 // Reports p50/p99 per phase and the ratio to the mean of the unloaded runs around it (the machine
 // is shared: the baseline is measured on both sides). Target: p99 within 2× of unloaded.
 // Not a test: nothing asserts on speed.
 //
-// Environment: BENCH_IDLE_REQUESTS (requests per connection per phase, default 400),
+// Environment: BENCH_IDLE_REQUESTS (requests per connection per phase, default 300),
 // BENCH_IDLE_CONNECTIONS (default 1000).
 
 import { loadavg } from 'node:os';
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { openIdleConnections, percentile, runLoad, type IdleConnection, type RequestRecord } from '../test/reliability/load-client.ts';
 import { freePort, startServer, tokenFile, waitServed } from '../test/reliability/operational-server.ts';
 
-const requests = Number(process.env.BENCH_IDLE_REQUESTS ?? 400);
+const requests = Number(process.env.BENCH_IDLE_REQUESTS ?? 300);
 const connections = Number(process.env.BENCH_IDLE_CONNECTIONS ?? 1000);
 const token = 'bench-idle-token-0123456789';
 const auth = { authorization: `Bearer ${token}` };
@@ -34,10 +35,14 @@ const cleanup = () => {
 process.on('exit', cleanup);
 await waitServed(srv, port);
 
-async function normalClient(): Promise<RequestRecord[]> {
-  const signal = new AbortController().signal;
+/** `until`: stop early at this epoch ms (before the first held connection is due to be closed). */
+async function normalClient(until?: number): Promise<RequestRecord[]> {
+  const stop = new AbortController();
+  const signal = stop.signal;
+  const timer = until === undefined ? undefined : setTimeout(() => stop.abort(), Math.max(0, until - Date.now()));
   const common = { port, connections: 1, path: () => '/version', headers: auth, signal, maxRequestsPerWorker: requests };
   const [h2, h1] = await Promise.all([runLoad({ ...common, protocol: 'h2' }), runLoad({ ...common, protocol: 'h1' })]);
+  clearTimeout(timer);
   const all = [...h2.records, ...h1.records];
   const bad = all.filter((r) => r.outcome !== 'ok');
   if (bad.length) throw new Error(`normal client failed: ${bad.length} of ${all.length}`);
@@ -52,8 +57,8 @@ interface Phase {
   load: string;
 }
 const phases: Phase[] = [];
-async function measure(name: string): Promise<Phase> {
-  const records = await normalClient();
+async function measure(name: string, until?: number): Promise<Phase> {
+  const records = await normalClient(until);
   const lat = records.map((r) => r.latencyMs);
   const p = { name, p50: percentile(lat, 50), p99: percentile(lat, 99), n: records.length, load: loadavg().map((x) => x.toFixed(2)).join(' ') };
   phases.push(p);
@@ -69,17 +74,19 @@ await normalClient(); // warm-up
 const base1 = await measure('unloaded');
 
 let held = [
-  ...(await openIdleConnections('tls-keepalive', connections / 2, { port, resume: false, headers: auth })),
-  ...(await openIdleConnections('h2-idle', connections / 2, { port, resume: false, headers: auth })),
+  ...(await openIdleConnections('tls-keepalive', connections / 2, { port, headers: auth })),
+  ...(await openIdleConnections('h2-idle', connections / 2, { port, headers: auth })),
 ];
-const idle = await measure(`${connections} idle TLS`);
+// Upstream's IdleTimeout (90 s) closes them: measure only while all are held.
+const idle = await measure(`${connections} idle TLS`, Math.min(...held.map((c) => c.openedAt)) + 89_000);
 const idleOpen = stillOpen(held);
 for (const c of held) c.close();
 await new Promise((r) => setTimeout(r, 500));
 const base2 = await measure('unloaded');
 
-held = await openIdleConnections('slowloris', connections, { port, trickleMs: 1000, resume: false });
-const slow = await measure(`${connections} slowloris`);
+held = await openIdleConnections('slowloris', connections, { port, trickleMs: 1000 });
+// ReadHeaderTimeout (32 s) closes them: measure only while all are held.
+const slow = await measure(`${connections} slowloris`, Math.min(...held.map((c) => c.openedAt)) + 31_000);
 const slowOpen = stillOpen(held);
 for (const c of held) c.close();
 await new Promise((r) => setTimeout(r, 500));

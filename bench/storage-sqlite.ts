@@ -47,7 +47,8 @@ async function measure(variants: Record<string, Variant>): Promise<Record<string
     offset += per;
   }
   const out: Record<string, number> = {};
-  for (const [name, s] of Object.entries(samples)) out[name] = 1000 / s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!;
+  for (const [name, s] of Object.entries(samples))
+    out[name] = 1000 / s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!;
   return out;
 }
 
@@ -65,7 +66,11 @@ const report = (what: string, r: Record<string, number>, kvName: string) => {
   console.log(`${what}: ${parts.join(', ')}  (KV cost ${ratios.join(', ')})`);
 };
 
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; node ${process.version}; ${N} ops per variant, ${ROUNDS} rounds`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; node ${process.version}; ${N} ops per variant, ${ROUNDS} rounds`,
+);
 
 // Creates.
 report(
@@ -123,7 +128,9 @@ report(
   ac.abort();
   lat.sort((a, b) => a - b);
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))]!.toFixed(3);
-  console.log(`watch delivery (${COUNT} events, in-process): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${lat[lat.length - 1]!.toFixed(3)} ms`);
+  console.log(
+    `watch delivery (${COUNT} events, in-process): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${lat[lat.length - 1]!.toFixed(3)} ms`,
+  );
 }
 await kv.close();
 db.close();
@@ -135,19 +142,34 @@ db.close();
   const skv = openSQLiteKV(p, { compactMinRetain: 1000 });
   let rev = (await skv.create('/registry/leases/ns/l', value)).revision;
   const sizes: string[] = [];
-  const fileBytes = () => statSync(p).size + (() => { try { return statSync(p + '-wal').size; } catch { return 0; } })();
+  const fileBytes = () =>
+    statSync(p).size +
+    (() => {
+      try {
+        return statSync(p + '-wal').size;
+      } catch {
+        return 0;
+      }
+    })();
   const t0 = performance.now();
   for (let i = 1; i <= SIZE_UPDATES; i++) {
     rev = ((await skv.update('/registry/leases/ns/l', value, rev)) as { revision: number }).revision;
     if (i % 1000 === 0) await skv.compact(rev);
-    if (i === 1000 || i === 10_000 || i === SIZE_UPDATES / 2 || i === SIZE_UPDATES) sizes.push(`${fmt(i)}: ${(fileBytes() / 1024).toFixed(0)} KiB`);
+    if (i === 1000 || i === 10_000 || i === SIZE_UPDATES / 2 || i === SIZE_UPDATES)
+      sizes.push(`${fmt(i)}: ${(fileBytes() / 1024).toFixed(0)} KiB`);
   }
   const secs = (performance.now() - t0) / 1000;
   await skv.close();
   const probe = new DatabaseSync(p);
   const rows = (probe.prepare('SELECT COUNT(*) AS n FROM kv_log').get() as { n: number }).n;
   probe.close();
-  console.log(`size while updating one 1 KiB key (file + WAL after n updates): ${sizes.join(', ')}; rows at the end ${rows}; ${fmt(SIZE_UPDATES / secs)} updates/s with compaction`);
+  console.log(
+    `size while updating one 1 KiB key (file + WAL after n updates): ${sizes.join(', ')}; rows at the end ${rows}; ${fmt(SIZE_UPDATES / secs)} updates/s with compaction`,
+  );
 }
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,14 @@ function run(name, cmd, args) {
 }
 
 const jobs = [
-  run('eslint', 'node_modules/.bin/eslint', ['--cache', '--cache-location', 'node_modules/.cache/eslint/', '.']),
+  run('eslint', 'node_modules/.bin/eslint', [
+    '--cache',
+    '--cache-strategy',
+    'content',
+    '--cache-location',
+    'node_modules/.cache/eslint/',
+    '.',
+  ]),
   run('prettier', 'node_modules/.bin/prettier', ['--check', '--cache', '--log-level', 'warn', '.']),
 ];
 if (existsSync('scripts/check-import-cycles.mjs')) {

@@ -250,6 +250,29 @@ describe('etcd engine: etcd unreachable or stopped', { skip: etcdSkip() }, () =>
     }, EtcdUnavailableError);
   });
 
+  test('a watch on a paused etcd ends with an error after the keepalive probe fails', async () => {
+    const etcd = await startEtcd();
+    try {
+      const kv = new EtcdKV({ endpoints: [etcd.clientURL], probeTimeoutMs: 300, watchKeepaliveMs: 200 });
+      const ctl = new AbortController();
+      const watching = (async () => {
+        for await (const _ of kv.watch('/registry/', { startRevision: 1, signal: ctl.signal })) assert.fail('no events');
+      })().then(
+        () => assert.fail('the watch ended without an error'),
+        (err: unknown) => err,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      etcd.pause();
+      const err = await watching;
+      assert.ok(err instanceof EtcdUnavailableError, String(err));
+      assert.match(String(err), /timed out after 0.3s/);
+      etcd.resume();
+      await kv.close();
+    } finally {
+      await etcd.stop();
+    }
+  });
+
   test('a paused etcd times out instead of hanging; a watch on an etcd that dies throws', async () => {
     const etcd = await startEtcd();
     try {

@@ -27,7 +27,12 @@ export interface StoreStub {
   list(prefix: string, opts?: ListOptions): Promise<Wire<ListResult>>;
   count(prefix: string): Promise<Wire<{ revision: number; count: number }>>;
   create(key: string, value: Uint8Array, opts?: { ttlSeconds?: number }): Promise<Wire<TxnResult>>;
-  update(key: string, value: Uint8Array, expectedRevision: number, opts?: { ttlSeconds?: number }): Promise<Wire<TxnResult>>;
+  update(
+    key: string,
+    value: Uint8Array,
+    expectedRevision: number,
+    opts?: { ttlSeconds?: number },
+  ): Promise<Wire<TxnResult>>;
   delete(key: string, expectedRevision: number): Promise<Wire<TxnResult>>;
   currentRevision(): Promise<Wire<number>>;
   compact(revision: number): Promise<Wire<void>>;
@@ -49,31 +54,44 @@ function fromWire(e: WireError): Error {
     err.message = e.message;
     return err;
   }
-  const err = e.name === 'RangeError' ? new RangeError(e.message) : e.name === 'TypeError' ? new TypeError(e.message) : new Error(e.message);
+  const err =
+    e.name === 'RangeError'
+      ? new RangeError(e.message)
+      : e.name === 'TypeError'
+        ? new TypeError(e.message)
+        : new Error(e.message);
   return err;
 }
 
 /** The KV of one Store object. `name` picks the object (one per cluster: "registry"). */
 export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
-  const stub = ns.get(ns.idFromName(name));
+  const id = ns.idFromName(name);
+  let stub = ns.get(id);
   let compacted = 0;
-  const unwrap = async <T>(p: Promise<Wire<T>>): Promise<T> => {
-    const w = await p;
+  const unwrap = async <T>(call: (s: StoreStub) => Promise<Wire<T>>): Promise<T> => {
+    let w: Wire<T>;
+    try {
+      w = await call(stub);
+    } catch (err) {
+      // A stub is unusable after the object threw or was reset: take a new one for the next call.
+      stub = ns.get(id);
+      throw err;
+    }
     compacted = Math.max(compacted, w.compacted);
     if ('error' in w) throw fromWire(w.error);
     return w.ok;
   };
   return {
-    get: (key, opts) => unwrap(stub.get(key, opts)),
-    list: (prefix, opts) => unwrap(stub.list(prefix, opts)),
-    count: (prefix) => unwrap(stub.count(prefix)),
-    create: (key, value, opts) => unwrap(stub.create(key, value, opts)),
-    update: (key, value, rev, opts) => unwrap(stub.update(key, value, rev, opts)),
-    delete: (key, rev) => unwrap(stub.delete(key, rev)),
-    currentRevision: () => unwrap(stub.currentRevision()),
-    compact: (revision) => unwrap(stub.compact(revision)),
+    get: (key, opts) => unwrap((s) => s.get(key, opts)),
+    list: (prefix, opts) => unwrap((s) => s.list(prefix, opts)),
+    count: (prefix) => unwrap((s) => s.count(prefix)),
+    create: (key, value, opts) => unwrap((s) => s.create(key, value, opts)),
+    update: (key, value, rev, opts) => unwrap((s) => s.update(key, value, rev, opts)),
+    delete: (key, rev) => unwrap((s) => s.delete(key, rev)),
+    currentRevision: () => unwrap((s) => s.currentRevision()),
+    compact: (revision) => unwrap((s) => s.compact(revision)),
     compactRevision: () => compacted,
-    readinessCheck: () => unwrap(stub.readinessCheck()),
+    readinessCheck: () => unwrap((s) => s.readinessCheck()),
     close: async () => {},
     watch(prefix: string, opts: WatchOptions): AsyncIterable<WatchResponse> {
       return {
@@ -88,7 +106,10 @@ export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
           const cursor = await Promise.race([opening, aborted]);
           if (cursor === null) {
             // Stopped while the object was opening the watch: close it once it exists.
-            opening.then((c) => c.close(), () => {});
+            opening.then(
+              (c) => c.close(),
+              () => {},
+            );
             return;
           }
           try {

@@ -24,7 +24,11 @@ function bindings(params: readonly SQLValue[] | undefined): unknown[] {
   if (!params) return [];
   // Bound BLOBs go in as ArrayBuffer, the type ctx.storage.sql reads and writes.
   return params.map((p) =>
-    p instanceof Uint8Array ? p.buffer.slice(p.byteOffset, p.byteOffset + p.byteLength) : typeof p === 'bigint' ? Number(p) : p,
+    p instanceof Uint8Array
+      ? p.buffer.slice(p.byteOffset, p.byteOffset + p.byteLength)
+      : typeof p === 'bigint'
+        ? Number(p)
+        : p,
   );
 }
 
@@ -55,12 +59,18 @@ export type Wire<T> = { ok: T; compacted: number } | { error: WireError; compact
 
 function toWireError(err: unknown): WireError {
   if (err instanceof CompactedError) {
-    return { name: 'CompactedError', message: err.message, compactRevision: err.compactRevision, currentRevision: err.currentRevision };
+    return {
+      name: 'CompactedError',
+      message: err.message,
+      compactRevision: err.compactRevision,
+      currentRevision: err.currentRevision,
+    };
   }
   if (err instanceof FutureRevisionError) {
     return { name: 'FutureRevisionError', message: err.message, currentRevision: err.currentRevision };
   }
-  if (err instanceof ValueTooLargeError) return { name: err.name, message: err.message, limit: err.limit, size: err.size };
+  if (err instanceof ValueTooLargeError)
+    return { name: err.name, message: err.message, limit: err.limit, size: err.size };
   if (err instanceof Error) return { name: err.name, message: err.message };
   return { name: 'Error', message: String(err) };
 }
@@ -111,7 +121,7 @@ export function storeOptions(env: Record<string, unknown> | undefined): Revision
 
 /** The Durable Object class (`class_name = "Store"`): one revision log per object. */
 export class Store extends DurableObject<Record<string, unknown>> {
-  private readonly log: RevisionLog;
+  protected readonly log: RevisionLog;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);

@@ -17,7 +17,17 @@ import {
   takeForwardedClientCertificates,
   type CloudflareTLSClientAuth,
 } from '../../src/endpoints/request/client-cert.ts';
-import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/app/edge.ts';
+import {
+  CLIENT_CERT_HEADER_VAR,
+  EdgeServer,
+  mergeSettings,
+  settingsFromEnv,
+  type EdgeSettings,
+} from '../../src/app/edge.ts';
+import { durableObjectKV, type StoreNamespace } from './store-client.ts';
+
+/** The Durable Object binding of the storage engine (wrangler.toml). */
+export const STORE_BINDING = 'STORE';
 
 /** The parts of `request.cf` the adapter reads (all strings, as the platform sends them). */
 export interface IncomingRequestCf {
@@ -81,13 +91,44 @@ export function createWorker(settings: WorkerSettings = {}): WorkerHandler {
         certHeader = typeof h === 'string' && h ? h : undefined;
         server = new EdgeServer(async () => {
           const own = typeof settings === 'function' ? await settings(env) : settings;
-          return mergeSettings(own, settingsFromEnv(env));
+          const merged = mergeSettings(own, settingsFromEnv(env));
+          // The embedded store on Workers: the Store Durable Object bound as STORE (./store.ts), one
+          // object per cluster; --storage-backend=sqlite (the default) selects it, --sqlite-path is unused.
+          const store = env?.[STORE_BINDING] as StoreNamespace | undefined;
+          if (!merged.storage && store) merged.storage = { openSQLite: () => durableObjectKV(store) };
+          return merged;
         });
       }
       const { request: req, transport } = cloudflareTransport(request, ctx, certHeader);
-      return server.fetch(req, transport);
+      return server.fetch(req, transport).then(withDate);
     },
   };
+}
+
+let dateSecond = -1;
+let dateValue = '';
+
+/**
+ * Go's server writes `Date` on every response (net/http chunkWriter.writeHeader); local workerd
+ * writes none, so the adapter adds it unless the response has one (RFC 1123, as Go's appendTime).
+ */
+export function withDate(response: Response): Response {
+  if (response.headers.has('date')) return response;
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateValue = new Date(second * 1000).toUTCString();
+  }
+  try {
+    response.headers.set('date', dateValue);
+    return response;
+  } catch {
+    // Immutable headers (a fetched Response passed through): copy.
+    const copy = new Response(response.body, response);
+    copy.headers.set('date', dateValue);
+    return copy;
+  }
 }
 
 export default createWorker();

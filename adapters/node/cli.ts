@@ -3,7 +3,7 @@
 // at once, as upstream's SetupSignalHandler). Exit codes: 0 after a graceful shutdown and for
 // --help; 1 for bad flags and start-up errors (`Error: <msg>`); 255 when a post-start hook fails.
 
-import os from 'node:os';
+import { chooseHostInterface } from './host-interface.ts';
 import { pathToFileURL } from 'node:url';
 import { buildServerFromFlags, type BuiltServer } from '../../src/app/build.ts';
 import { registerNodeProcessMetrics } from './process-metrics.ts';
@@ -39,11 +39,13 @@ export interface MainOptions {
 }
 
 /** The host's first non-internal IPv4 address (upstream: the default-route interface IP). */
+/** The host's default interface IP (utilnet.ChooseHostInterface), or undefined when there is none. */
 export function defaultHostIP(): string | undefined {
-  for (const addrs of Object.values(os.networkInterfaces())) {
-    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  try {
+    return chooseHostInterface();
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /** Runs the command; resolves with the process exit code. */
@@ -94,7 +96,7 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
       fileSystem: new NodeFileSystem(),
       logger,
       servesTLS: true,
-      hostIP: defaultHostIP(),
+      chooseHostInterface: () => chooseHostInterface(),
       // TLS-capable fetch for kubeconfig/CA-based clients (audit and token webhooks, OIDC issuers' certificateAuthority).
       webhookFetch: nodeWebhookFetch,
       openAuditLog: openAuditLogFile,

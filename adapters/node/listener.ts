@@ -16,6 +16,7 @@ import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
+import { GoServerResponse } from './go-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -85,6 +86,10 @@ export class NodeServingListener implements ServingListener {
   private defaultContext: tls.SecureContext | undefined;
   private byName = new Map<string, tls.SecureContext>();
   private readonly dispatcher = new FairDispatcher();
+  /** Accept time of each raw socket, and the TLS socket that took it over (for Shutdown). */
+  private readonly accepted = new WeakMap<net.Socket, { at: number; tls?: tls.TLSSocket }>();
+  /** The runtime links a TLS socket to its raw socket (Node's `_parent`): see closeNewConnections. */
+  private tlsParentKnown = false;
 
   constructor(info: SecureServingInfo, opts: NodeServingListenerOptions = {}) {
     this.info = info;
@@ -178,15 +183,28 @@ export class NodeServingListener implements ServingListener {
     // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
     const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
       const h2 = isHTTP2(incoming);
-      // Node's HTTP/1 parser passes `HTTP/2.0` and `HTTP/0.9` request lines; Go's server refuses
-      // every version but 1.x on an HTTP/1 connection (http1ServerSupportsRequest).
-      if (!h2 && incoming.httpVersionMajor !== 1) return void incoming.socket.end(unsupportedVersion);
+      if (!h2) {
+        const refused = refuseHTTP1(incoming);
+        if (refused) return void incoming.socket.end(refused);
+      }
       if (streamsDispatched && h2) return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
+      if (stream) {
+        return dispatcher.dispatch({
+          connection: stream.session!,
+          alive: () => !stream.destroyed,
+          start: () => void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse),
+        });
+      }
+      const socket = incoming.socket;
+      holdPipelined(socket);
       dispatcher.dispatch({
-        connection: stream?.session ?? incoming.socket,
-        alive: () => !(stream ?? incoming.socket).destroyed,
-        start: () => void serve(incoming as IncomingMessage, outgoing as ServerResponse),
+        connection: socket,
+        alive: () => !socket.destroyed,
+        start: () => {
+          releasePipelined(socket);
+          serve(incoming as IncomingMessage, outgoing as ServerResponse);
+        },
       });
     };
     let server: AnyServer;
@@ -196,6 +214,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           ALPNProtocols: ['http/1.1'],
+          ServerResponse: GoServerResponse,
           maxHeaderSize: h1HeaderLimit,
           keepAliveTimeout: idle,
           headersTimeout,
@@ -210,6 +229,7 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           allowHTTP1: true,
+          Http1ServerResponse: GoServerResponse,
           settings: {
             maxConcurrentStreams: streams,
             maxHeaderListSize: h2HeaderListSize,
@@ -253,7 +273,41 @@ export class NodeServingListener implements ServingListener {
         this.logger.info(`http: TLS handshake error from ${hostPort(socket.remoteAddress, socket.remotePort)}: ${err.message}`, undefined, 5);
       }
     });
+    this.trackNewConnections(server);
     return server;
+  }
+
+  private trackNewConnections(server: AnyServer): void {
+    server.on('connection', (raw: net.Socket) => this.accepted.set(raw, { at: Date.now() }));
+    server.on('secureConnection', (t: tls.TLSSocket) => {
+      const raw = (t as unknown as { _parent?: net.Socket })._parent;
+      const entry = raw && this.accepted.get(raw);
+      if (!entry) return;
+      entry.tls = t;
+      this.tlsParentKnown = true;
+    });
+  }
+
+  /**
+   * Go's Shutdown (net/http server.go closeIdleConns) counts a connection that has not delivered
+   * a request for more than 5 s since it was accepted (StateNew: TLS handshake or request headers
+   * unfinished) as idle and closes it. Node's HTTP/1 header-timeout checker stops with
+   * server.close(), so without this one silent or slow connection holds the shutdown for the
+   * whole shutdown timeout (60 s by default, more than a pod's termination grace period).
+   * HTTP/2 sessions are left to their GOAWAY; an HTTP/1 socket with a request in flight is busy.
+   */
+  private closeNewConnections(): void {
+    if (!this.tlsParentKnown) return;
+    const before = Date.now() - 5000;
+    for (const raw of this.sockets) {
+      const e = this.accepted.get(raw);
+      if (!e || e.at > before) continue;
+      const t = e.tls;
+      // Node's HTTP/1 server sets `_httpMessage` to the response while a request is in flight.
+      if (t && (t.alpnProtocol === 'h2' || (t as unknown as { _httpMessage?: unknown })._httpMessage)) continue;
+      raw.destroy();
+      t?.destroy();
+    }
   }
 
   /**
@@ -474,6 +528,7 @@ export class NodeServingListener implements ServingListener {
     while (this.sockets.size && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
       (this.server as https.Server).closeIdleConnections?.();
+      this.closeNewConnections();
     }
     if (this.sockets.size) {
       this.logger.error('Failed to shutdown server: context deadline exceeded');
@@ -573,9 +628,9 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   return chain;
 }
 
-/** An HTTP/2 request (compatibility API), whatever its version fields say. */
+/** An HTTP/2 request (compatibility API): an HTTP/1 request line may say 2.0 too. */
 function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming is http2.Http2ServerRequest {
-  return 'stream' in incoming;
+  return incoming.httpVersionMajor === 2 && 'stream' in incoming;
 }
 
 // Go's answers to a request it cannot read (net/http server.go, conn.serve): a statusError as
@@ -589,11 +644,28 @@ const badRequest = publicError('400 Bad Request');
 const headersTooLarge = publicError('431 Request Header Fields Too Large');
 
 /**
+ * What Go's readRequest refuses after parsing and Node's parser passes: versions other than 1.x
+ * (Node passes `HTTP/2.0` and `HTTP/0.9`, and reports a request line without a version, malformed
+ * to Go, as 0.9 too), and HTTP/1.1 without exactly one Host header.
+ */
+function refuseHTTP1(incoming: IncomingMessage): string | undefined {
+  const raw = incoming.rawHeaders;
+  if (incoming.httpVersionMajor !== 1) return unsupportedVersion;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return statusError('400 Bad Request', 'too many Host headers');
+  if (hosts === 0 && incoming.httpVersionMinor >= 1 && incoming.method !== 'CONNECT') return statusError('400 Bad Request', 'missing required Host header');
+  return undefined;
+}
+
+/**
  * Node's parser refused an HTTP/1 request: Go's answer instead of Node's bare status line. A
  * version Go parses (`HTTP/<digit>.<digit>`, major not 1) is Go's 505; oversized headers 431;
  * Node's own 408 after the header timeout stays (Go closes silently); a reset gets nothing.
  */
 function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void {
+  // The parser may report more errors from the same read: the first answer is on its way.
+  if (socket.writableEnded) return;
   const message = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!socket.writable || message?.headersSent || err.code === 'ECONNRESET' || err.code === 'EPIPE') return void socket.destroy();
   let answer = badRequest;
@@ -607,6 +679,32 @@ function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, sock
   socket.end(answer);
   // Go closes the connection after its answer; a client that does not read it cannot hold the socket.
   setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * Pipelined HTTP/1 requests that wait in the fair dispatcher, per connection. Node stops reading a
+ * connection when its responses back up, but a waiting request has written nothing yet: without
+ * this bound one connection's pipelined flood is read and queued whole (tens of thousands of
+ * requests, hundreds of MB). Past `maxPipelined` the connection's reads stop (its TLS handle,
+ * which Node's HTTP parser consumes directly, so pausing the stream would not stop it) until
+ * its queue is half empty; what one read already holds is still parsed. HTTP/2 needs no such
+ * bound: MaxConcurrentStreams caps what a session may have waiting.
+ */
+const maxPipelined = 32;
+const pipelined = new WeakMap<net.Socket, number>();
+
+type ReadHandle = { readStop?(): number; readStart?(): number };
+
+function holdPipelined(socket: net.Socket): void {
+  const n = (pipelined.get(socket) ?? 0) + 1;
+  pipelined.set(socket, n);
+  if (n >= maxPipelined) (socket as unknown as { _handle?: ReadHandle })._handle?.readStop?.();
+}
+
+function releasePipelined(socket: net.Socket): void {
+  const n = (pipelined.get(socket) ?? 1) - 1;
+  pipelined.set(socket, n);
+  if (n === maxPipelined >> 1 && !socket.destroyed) (socket as unknown as { _handle?: ReadHandle })._handle?.readStart?.();
 }
 
 /** A client's protocol error ends its stream or session (Node has destroyed it), nothing else. */

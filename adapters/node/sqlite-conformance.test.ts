@@ -1,10 +1,13 @@
-// The shared KV conformance cases (src/storage/testing/kv-cases.ts) against the revision log on
-// node:sqlite: a fresh database file per case, and once more all cases on one shared file.
+// The shared conformance cases against the revision log on node:sqlite: the KV cases
+// (src/storage/testing/kv-cases.ts) on a fresh database file per case and once more all on one
+// shared file, then the storage.Interface suite (storage-cases.ts) over the store and the watch cache.
 import { test } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kvCases } from '../../src/storage/testing/kv-cases.ts';
+import { storageCases } from '../../src/storage/testing/storage-cases.ts';
+import { cacherSubject, storeSubject } from '../../src/storage/testing/subjects.ts';
 import { openSQLiteKV } from './sqlite.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-kv-cases-'));
@@ -30,4 +33,25 @@ test('node:sqlite KV: every case on one shared file, one after another', async (
   } finally {
     await kv.close();
   }
+});
+
+// The storage conformance suite: storage.Interface (the store, and the watch cache above it) over
+// the revision log, a fresh file per case.
+storageCases.forEach((c, i) => {
+  test(`store on node:sqlite: ${c.name}`, async () => {
+    const kv = openSQLiteKV(join(dir, `store-${i}.db`), opts);
+    try {
+      await c.run(storeSubject(kv));
+    } finally {
+      await kv.close();
+    }
+  });
+  test(`watch cache on node:sqlite: ${c.name}`, async () => {
+    const kv = openSQLiteKV(join(dir, `cacher-${i}.db`), opts);
+    try {
+      await c.run(cacherSubject(kv));
+    } finally {
+      await kv.close();
+    }
+  });
 });

@@ -84,14 +84,23 @@ test('list: prefix, byte order, limit + startKey with count, at an exact revisio
   await kv.create('/registry/cm/ot/a', b('other ns'));
   const at = await kv.currentRevision();
   const all = await kv.list('/registry/cm/ns/');
-  assert.deepEqual(all.kvs.map((x) => x.key), ['a', 'b', 'c', 'd'].map((k) => `/registry/cm/ns/${k}`));
+  assert.deepEqual(
+    all.kvs.map((x) => x.key),
+    ['a', 'b', 'c', 'd'].map((k) => `/registry/cm/ns/${k}`),
+  );
   assert.equal(all.count, 4);
   assert.equal(all.revision, at);
   const page = await kv.list('/registry/cm/', { limit: 2 });
-  assert.deepEqual(page.kvs.map((x) => s(x.value)), ['a', 'b']);
+  assert.deepEqual(
+    page.kvs.map((x) => s(x.value)),
+    ['a', 'b'],
+  );
   assert.equal(page.count, 5);
   const next = await kv.list('/registry/cm/', { limit: 2, startKey: '/registry/cm/ns/b\x00' });
-  assert.deepEqual(next.kvs.map((x) => s(x.value)), ['c', 'd']);
+  assert.deepEqual(
+    next.kvs.map((x) => s(x.value)),
+    ['c', 'd'],
+  );
   assert.equal(next.count, 3);
   // Writes after `at` do not show in a list at `at`.
   const a = (await kv.get('/registry/cm/ns/a')).kv!;
@@ -100,10 +109,16 @@ test('list: prefix, byte order, limit + startKey with count, at an exact revisio
   await kv.delete('/registry/cm/ns/d', dd.modRevision);
   await kv.create('/registry/cm/ns/e', b('e'));
   const then = await kv.list('/registry/cm/ns/', { revision: at });
-  assert.deepEqual(then.kvs.map((x) => s(x.value)), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    then.kvs.map((x) => s(x.value)),
+    ['a', 'b', 'c', 'd'],
+  );
   assert.equal(then.revision, at);
   const now = await kv.list('/registry/cm/ns/');
-  assert.deepEqual(now.kvs.map((x) => s(x.value)), ['a2', 'b', 'c', 'e']);
+  assert.deepEqual(
+    now.kvs.map((x) => s(x.value)),
+    ['a2', 'b', 'c', 'e'],
+  );
   assert.deepEqual(await kv.count('/registry/cm/ns/'), { revision: await kv.currentRevision(), count: 4 });
   await assert.rejects(kv.list('/registry/cm/', { revision: at + 100 }), FutureRevisionError);
 });
@@ -121,7 +136,10 @@ test('compaction: reads and watches at or below the compacted revision fail; lat
   await kv.compact(mid);
   assert.equal(kv.compactRevision(), mid);
   await assert.rejects(kv.get('/k/a', { revision: mid }), CompactedError);
-  await assert.rejects(kv.list('/k/', { revision: mid - 1 }), (e: unknown) => e instanceof CompactedError && e.compactRevision === mid);
+  await assert.rejects(
+    kv.list('/k/', { revision: mid - 1 }),
+    (e: unknown) => e instanceof CompactedError && e.compactRevision === mid,
+  );
   assert.equal(s((await kv.get('/k/a', { revision: mid + 1 })).kv?.value), '8');
   await assert.rejects(take(kv, '/k/', mid, 1), CompactedError);
   const w = await take(kv, '/k/', mid + 1, 3);
@@ -336,4 +354,19 @@ test('bounded size: 20,000 updates of one key with compaction keep the table and
   // The file stops growing once freed pages are reused: the last size is no larger than the second.
   assert.ok(sizes[sizes.length - 1]! <= sizes[1]! * 1.1, `sizes: ${sizes.join(' ')}`);
   assert.ok(sizes[sizes.length - 1]! < 8 * 1024 * 1024, `size ${sizes[sizes.length - 1]}`);
+});
+
+test('WAL checkpoint: the periodic checkpoint truncates the WAL file', async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'wal.db');
+  const kv = openSQLiteKV(path, { checkpointIntervalMs: 50 });
+  t.after(() => kv.close());
+  let rev = (await kv.create('/w', new Uint8Array(4096))).revision;
+  for (let i = 0; i < 50; i++)
+    rev = ((await kv.update('/w', new Uint8Array(4096), rev)) as { revision: number }).revision;
+  assert.ok(statSync(path + '-wal').size > 100_000, 'the WAL grew');
+  const keepAlive = setInterval(() => {}, 1000);
+  await new Promise((r) => setTimeout(r, 200));
+  clearInterval(keepAlive);
+  assert.equal(statSync(path + '-wal').size, 0);
 });

@@ -8,7 +8,7 @@ import { MemoryFileSystem } from '../util/filesystem.ts';
 import { ServerOptions } from '../server/options/options.ts';
 import { AuthorizationOptions } from '../server/options/authorization.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from '../authentication/authenticator.ts';
-import { decodeMessage, encodeEnvelope, encodeMessage, decodeEnvelope, objectMetaSchema } from './protobuf.ts';
+import { decodeMessage, encodeEnvelope, encodeMessage, decodeEnvelope, objectMetaSchema } from '../util/protobuf.ts';
 import { installAPIGroup } from '../endpoints/discovery/discovery.ts';
 
 // Bearer <name> → that user; `root` is in system:masters; no header → anonymous.

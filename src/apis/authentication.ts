@@ -8,7 +8,7 @@ import { intersectAudiences, withAudiences, type RequestAuthenticator } from '..
 import type { APIEnv } from '../server/mux/container.ts';
 import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
 import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo } from './decode.ts';
-import { selfSubjectReviewSchema, tokenReviewSchema } from './protobuf.ts';
+import { selfSubjectReviewSchema, tokenReviewSchema } from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 
 export const authenticationGroup = 'authentication.k8s.io';

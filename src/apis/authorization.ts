@@ -9,7 +9,7 @@ import type { Attributes, Authorizer, RuleResolver } from '../authorization/auth
 import type { APIEnv } from '../server/mux/container.ts';
 import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
 import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo, type KnownFields } from './decode.ts';
-import { flattenExtra, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from './protobuf.ts';
+import { flattenExtra, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 
 export const authorizationGroup = 'authorization.k8s.io';

@@ -5,9 +5,10 @@
 
 import { parse as parseYAML } from 'yaml';
 import type { RequestContext } from '../endpoints/request/context.ts';
-import { goJSON, isPrettyPrint, StatusError, newBadRequest, type Status } from '../endpoints/responsewriters/status.ts';
+import { StatusError, newBadRequest, type Status } from '../endpoints/responsewriters/status.ts';
+import { writeObjectNegotiated } from '../endpoints/responsewriters/writers.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
-import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from './protobuf.ts';
+import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../util/protobuf.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
 export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };
@@ -249,9 +250,10 @@ export function expectStrings(obj: Record<string, unknown> | undefined, fields: 
   }
 }
 
-/** The created object as the create handler answers it: 201, negotiated JSON (compact + "\n", or pretty). */
+/**
+ * The created object as the create handler answers it: 201 in the negotiated media type (JSON or
+ * YAML; these kinds have no protobuf encoding here, so `protobuf, json` answers JSON).
+ */
 export function createdResponse(ctx: RequestContext, obj: unknown, code = 201): Response {
-  const pretty = isPrettyPrint(ctx.request, ctx.url);
-  const body = pretty ? goJSON(obj, 2) : goJSON(obj) + '\n';
-  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
+  return writeObjectNegotiated(ctx.request, ctx.url, code, obj);
 }

@@ -47,6 +47,7 @@ export async function buildServerFromFlags(args: readonly string[], opts: BuildS
     fileSystem,
     servesTLS: opts.servesTLS,
     hostIP: opts.hostIP,
+    chooseHostInterface: opts.chooseHostInterface,
     openAuditLog: opts.openAuditLog,
     webhookFetch: opts.webhookFetch,
     storage: opts.storage,

@@ -5,8 +5,9 @@
 // (`<cert-dir>/admin.kubeconfig`, mode 0600), and the log says how to use it.
 
 import { parse as parseYAML, stringify as toYAML } from 'yaml';
-import type { RequestContext } from '../endpoints/request/context.ts';
-import type { AuthenticatorResponse, RequestAuthenticator } from '../authentication/authenticator.ts';
+import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from '../authentication/authenticator.ts';
+import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
+import { unionBeforeAnonymous } from '../authentication/union.ts';
 import type { FileSystem } from '../util/filesystem.ts';
 
 export const adminUserName = 'kubernetes-admin';
@@ -21,27 +22,26 @@ function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/**
- * Authenticates the admin token; any other request goes to `next` unchanged (so invalid tokens
- * still fail or fall through exactly as they would without the admin credential).
- */
-export class AdminTokenAuthenticator implements RequestAuthenticator {
+/** The admin token as a token authenticator (constant-time comparison). */
+class AdminToken implements TokenAuthenticator {
   private readonly token: string;
-  private readonly next: RequestAuthenticator | undefined;
-  constructor(token: string, next: RequestAuthenticator | undefined) {
+  constructor(token: string) {
     this.token = token;
-    this.next = next;
   }
-  async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
-    const h = ctx.request.headers.get('authorization');
-    if (h) {
-      const m = /^bearer\s+(\S+)\s*$/i.exec(h);
-      if (m && timingSafeEqual(m[1]!, this.token)) {
-        return { user: { name: adminUserName, uid: '', groups: ['system:masters', 'system:authenticated'] } };
-      }
-    }
-    return this.next ? this.next.authenticateRequest(ctx) : null;
+  async authenticateToken(token: string): Promise<AuthenticatorResponse | null> {
+    if (!timingSafeEqual(token, this.token)) return null;
+    return { user: { name: adminUserName, uid: '', groups: ['system:masters', 'system:authenticated'] } };
   }
+}
+
+/**
+ * The admin token's bearer authenticator in front of `next`. It is a bearer-token authenticator
+ * like any other: a token that neither it nor `next` accepts is "invalid bearer token" (401),
+ * never anonymous, so it joins `next`'s chain in front of the anonymous fallback.
+ */
+export function adminTokenAuthenticator(token: string, next: RequestAuthenticator | undefined): RequestAuthenticator {
+  const admin = new BearerTokenAuthenticator(new AdminToken(token), () => {});
+  return next ? unionBeforeAnonymous(admin, next) : admin;
 }
 
 /** A random 256-bit token, base64url. */

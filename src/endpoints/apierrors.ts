@@ -54,7 +54,8 @@ export function newConflict(gr: GroupResource, name: string, err: unknown): Stat
 }
 
 /** registry/generic/registry/store.go OptimisticLockErrorMsg. */
-export const OptimisticLockErrorMsg = 'the object has been modified; please apply your changes to the latest version and try again';
+export const OptimisticLockErrorMsg =
+  'the object has been modified; please apply your changes to the latest version and try again';
 
 export function newGone(message: string): StatusError {
   return failure(410, 'Gone', message);
@@ -97,10 +98,15 @@ export function newServiceUnavailable(message: string): StatusError {
 }
 
 export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
-  return failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(groupResourceString(gr))}`, {
-    group: gr.group,
-    kind: gr.resource,
-  });
+  return failure(
+    405,
+    'MethodNotAllowed',
+    `${action} is not supported on resources of kind ${goQuote(groupResourceString(gr))}`,
+    {
+      group: gr.group,
+      kind: gr.resource,
+    },
+  );
 }
 
 export function newInvalid(gk: GroupKind, name: string, errs: ErrorList): StatusError {

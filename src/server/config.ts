@@ -84,8 +84,13 @@ export interface Config {
   flowControl?: FlowControl;
   /** This server's metrics (its own registry: nothing global, see src/metrics/). */
   metrics: APIServerMetrics;
-  /** `--external-hostname` or advertise address, for discovery's serverAddressByClientCIDRs. */
+  /**
+   * `--external-hostname`, else the advertise address; complete() appends the secure port when it
+   * has none. Discovery's serverAddressByClientCIDRs and the default service-account JWKS URI.
+   */
   externalAddress: string;
+  /** `--advertise-address` (upstream PublicAddress), defaulted from the bind address and host interface. */
+  publicAddress?: string;
   /**
    * Installers run at the end of New(): API groups, discovery, /metrics, OpenID routes … Option
    * groups and embedders push here (upstream: installAPI and InstallAPIGroup).
@@ -175,9 +180,29 @@ export function authorizeClientBearerToken(
 /** Config.Complete: fills derived defaults and puts the loopback token in front of the authenticator. */
 export function complete(config: Config): CompletedConfig {
   if ((config as Partial<CompletedConfig>).completed) return config as CompletedConfig;
+  let externalAddress = config.externalAddress;
+  if (!externalAddress && config.publicAddress) externalAddress = config.publicAddress;
+  // Upstream Config.Complete: an address without a port gets the secure port. Upstream exits when
+  // there is no secure port; here an empty address stays empty (edge runtimes know no host).
+  if (externalAddress && !hasPort(externalAddress) && config.secureServing) {
+    externalAddress = joinHostPort(externalAddress, config.secureServing.bindPort);
+  }
   const { authentication: a, authorization: z } = config;
   const authenticator = authorizeClientBearerToken(config.loopbackToken, a.authenticator, z.authorizer);
-  return { ...config, authentication: authenticator === a.authenticator ? a : { ...a, authenticator }, completed: true };
+  const authentication = authenticator === a.authenticator ? a : { ...a, authenticator };
+  return { ...config, externalAddress, authentication, completed: true };
+}
+
+/** Whether Go's net.SplitHostPort accepts `addr` (`host:port`, `[v6]:port`). */
+export function hasPort(addr: string): boolean {
+  if (addr.startsWith('[')) return /^\[[^\]]*\]:[^:]*$/.test(addr);
+  const i = addr.indexOf(':');
+  return i >= 0 && addr.indexOf(':', i + 1) < 0;
+}
+
+/** net.JoinHostPort. */
+export function joinHostPort(host: string, port: number | string): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /** completedConfig.New(name, delegationTarget). */

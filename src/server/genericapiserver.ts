@@ -193,7 +193,7 @@ export class GenericAPIServer implements DelegationTarget {
     const mux = this.handler.nonGoRestfulMux;
     if (c.enableIndex) installIndex(mux, () => this.listedPaths());
     if (c.enableProfiling) installDebugFlags(mux, c.logger);
-    this.handler.registerWebService('/version');
+    this.handler.registerWebService('/version', undefined, ['application/json']);
     installVersion(this.handler.goRestfulContainer, c.version);
     for (const install of c.routeInstallers) install(this);
   }

@@ -8,6 +8,7 @@ import { decodedPath } from '../endpoints/request/path.ts';
 import { errorNegotiated, newMethodNotSupported, newNotFound, StatusError, newInternalError } from '../endpoints/responsewriters/status.ts';
 import { PathRecorderMux } from './mux/pathrecorder.ts';
 import type { APIEnv, RouteContainer } from './mux/container.ts';
+import { newRestfulNotAcceptable, restfulMatchesAccept } from '../endpoints/handlers/negotiation.ts';
 
 /** @deprecated Import APIEnv from src/server/mux/container.ts (kept for branches in flight). */
 export type { APIEnv };
@@ -21,6 +22,8 @@ export class APIServerHandler implements RouteContainer {
   readonly goRestfulContainer = new Hono<APIEnv>({ strict: false });
   /** Root paths of registered web services, in registration order. */
   private readonly webServiceRoots: string[] = [];
+  /** go-restful Produces of a web service's routes; checked against Accept before the route runs. */
+  private readonly produces = new Map<string, readonly string[]>();
   readonly nonGoRestfulMux: PathRecorderMux;
   /** The unfiltered entry point (UnprotectedHandler for outer servers). */
   readonly director: Handler;
@@ -48,8 +51,9 @@ export class APIServerHandler implements RouteContainer {
    * Registers a web service root (`/version`, `/apis`, `/api/v1` …). Routes are added to
    * `goRestfulContainer` (or given as a Hono app, merged in).
    */
-  registerWebService(rootPath: string, routes?: Hono<APIEnv>): void {
+  registerWebService(rootPath: string, routes?: Hono<APIEnv>, produces?: readonly string[]): void {
     if (!this.webServiceRoots.includes(rootPath)) this.webServiceRoots.push(rootPath);
+    if (produces) this.produces.set(rootPath, produces);
     if (routes) this.goRestfulContainer.route('/', routes);
   }
 
@@ -60,20 +64,40 @@ export class APIServerHandler implements RouteContainer {
 
   /** Whether a web service claims the path (director rules, k8s.io/apiserver/pkg/server/handler.go). */
   claims(path: string): boolean {
+    return this.claimingRoot(path) !== undefined;
+  }
+
+  /** The root of the first web service claiming the path. */
+  private claimingRoot(path: string): string | undefined {
     for (const root of this.webServiceRoots) {
       if (root === '/apis') {
-        if (path === '/apis' || path === '/apis/') return true;
+        if (path === '/apis' || path === '/apis/') return root;
         continue;
       }
-      if (path.startsWith(root) && (path.length === root.length || path[root.length] === '/')) return true;
+      if (path.startsWith(root) && (path.length === root.length || path[root.length] === '/')) return root;
     }
-    return false;
+    return undefined;
+  }
+
+  /** The Produces of the most specific web service root with one that claims the path (go-restful picks the longest root). */
+  private producesFor(path: string): readonly string[] | undefined {
+    let best: string | undefined;
+    for (const root of this.produces.keys()) {
+      if (path.startsWith(root) && (path.length === root.length || path[root.length] === '/') && (!best || root.length > best.length)) best = root;
+    }
+    return best === undefined ? undefined : this.produces.get(best);
   }
 
   private direct(ctx: RequestContext): Response | Promise<Response> {
     const path = decodedPath(ctx.url) ?? ctx.url.pathname;
-    if (this.claims(path)) return this.serveContainer(ctx);
-    return this.nonGoRestfulMux.serve(ctx, path);
+    const root = this.claimingRoot(path);
+    if (root === undefined) return this.nonGoRestfulMux.serve(ctx, path);
+    // go-restful's route selection: no route producing an accepted type is a 406 (jsr311.go).
+    const produces = this.producesFor(path);
+    if (produces && !restfulMatchesAccept(ctx.request.headers.get('accept'), produces)) {
+      return errorNegotiated(newRestfulNotAcceptable(), ctx.request, ctx.url);
+    }
+    return this.serveContainer(ctx);
   }
 
   private serveContainer(ctx: RequestContext): Response | Promise<Response> {

@@ -39,8 +39,13 @@ test('factory: the store under a watch cache by default; the bare store with wat
   const cr = f.forResource({ groupResource: { group: 'example.com', resource: 'widgets' }, custom: true });
   assert.equal(cr.resourcePrefix, '/example.com/widgets');
   await cr.storage.create('/example.com/widgets/ns/w', { metadata: { name: 'w', namespace: 'ns' } });
-  assert.ok((await kv.get('/registry/example.com/widgets/ns/w')).kv, 'custom resources under /registry/<group>/<plural>');
-  const bare = new StorageFactory({ kv, watchCache: false, prefix: '/other' }).forResource({ groupResource: { group: '', resource: 'pods' } });
+  assert.ok(
+    (await kv.get('/registry/example.com/widgets/ns/w')).kv,
+    'custom resources under /registry/<group>/<plural>',
+  );
+  const bare = new StorageFactory({ kv, watchCache: false, prefix: '/other' }).forResource({
+    groupResource: { group: '', resource: 'pods' },
+  });
   assert.ok(bare.storage instanceof Store);
   await bare.storage.create('/pods/ns/p', { metadata: { name: 'p', namespace: 'ns' } });
   assert.ok((await kv.get('/other/pods/ns/p')).kv);

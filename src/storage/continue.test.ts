@@ -14,14 +14,30 @@ test('continue tokens: the format of pkg/storage/continue.go', () => {
 
 test('ValidateListOptions: revision rules', () => {
   const p = (limit: number) => new SelectionPredicate({ limit });
-  assert.deepEqual(validateListOptions('/k/', { recursive: true, resourceVersion: '5', predicate: p(1) }), { withRev: 5, continueKey: '' });
-  assert.deepEqual(validateListOptions('/k/', { recursive: true, resourceVersion: '5' }), { withRev: 0, continueKey: '' });
-  assert.deepEqual(validateListOptions('/k/', { recursive: true, resourceVersion: '5', resourceVersionMatch: 'Exact' }), { withRev: 5, continueKey: '' });
-  assert.deepEqual(validateListOptions('/k/', { recursive: true, resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' }), { withRev: 0, continueKey: '' });
+  assert.deepEqual(validateListOptions('/k/', { recursive: true, resourceVersion: '5', predicate: p(1) }), {
+    withRev: 5,
+    continueKey: '',
+  });
+  assert.deepEqual(validateListOptions('/k/', { recursive: true, resourceVersion: '5' }), {
+    withRev: 0,
+    continueKey: '',
+  });
+  assert.deepEqual(
+    validateListOptions('/k/', { recursive: true, resourceVersion: '5', resourceVersionMatch: 'Exact' }),
+    { withRev: 5, continueKey: '' },
+  );
+  assert.deepEqual(
+    validateListOptions('/k/', { recursive: true, resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' }),
+    { withRev: 0, continueKey: '' },
+  );
   const inconsistent = encodeContinue('/k/a\x00', '/k/', -1);
-  assert.deepEqual(validateListOptions('/k/', { recursive: true, predicate: new SelectionPredicate({ continue: inconsistent }) }), { withRev: 0, continueKey: '/k/a\x00' });
+  assert.deepEqual(
+    validateListOptions('/k/', { recursive: true, predicate: new SelectionPredicate({ continue: inconsistent }) }),
+    { withRev: 0, continueKey: '/k/a\x00' },
+  );
   assert.throws(() => validateListOptions('/k/', { recursive: true, resourceVersion: 'x' }), {
-    message: 'invalid resource version: resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax',
+    message:
+      'invalid resource version: resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax',
   });
 });
 
@@ -31,5 +47,7 @@ test('PrepareKey refuses traversal and empty keys', () => {
     assert.throws(() => prepareKey('/pods', k, false), /^Error: invalid key/);
   }
   assert.throws(() => prepareKey('/pods', '', false), { message: 'empty key: ""' });
-  assert.throws(() => prepareKey('/pods', '/secrets/a', false), { message: 'invalid key: "/secrets/a" lacks resource prefix: "/pods"' });
+  assert.throws(() => prepareKey('/pods', '/secrets/a', false), {
+    message: 'invalid key: "/secrets/a" lacks resource prefix: "/pods"',
+  });
 });

@@ -12,7 +12,8 @@ export const ErrInvalidStartRV =
   'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)';
 export const ErrEmptyStartKey = 'continue key is not valid: encoded start key empty (version meta.k8s.io/v1)';
 export const ErrGenericInvalidKey = 'continue key is not valid';
-export const ErrUnrecognizedEncodedVersion = 'continue key is not valid: server does not recognize this encoded version';
+export const ErrUnrecognizedEncodedVersion =
+  'continue key is not valid: server does not recognize this encoded version';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder('utf-8', { fatal: true });

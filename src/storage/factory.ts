@@ -43,7 +43,8 @@ export interface ResourceStorage {
 /** One resource's storage: the store, under the watch cache when it is on. */
 export function newResourceStorage(cfg: StorageFactoryConfig, opts: ResourceStorageOptions): ResourceStorage {
   const resourcePrefix =
-    opts.resourcePrefix ?? (opts.custom ? customResourcePrefix(opts.groupResource) : builtinResourcePrefix(opts.groupResource));
+    opts.resourcePrefix ??
+    (opts.custom ? customResourcePrefix(opts.groupResource) : builtinResourcePrefix(opts.groupResource));
   const store = new Store({
     kv: cfg.kv,
     pathPrefix: cfg.prefix ?? DefaultEtcdPrefix,

@@ -107,14 +107,16 @@ export class SelectionPredicate {
   readonly continue: string;
   readonly allowWatchBookmarks: boolean;
 
-  constructor(opts: {
-    label?: LabelSelector;
-    field?: FieldSelector;
-    getAttrs?: AttrFunc;
-    limit?: number;
-    continue?: string;
-    allowWatchBookmarks?: boolean;
-  } = {}) {
+  constructor(
+    opts: {
+      label?: LabelSelector;
+      field?: FieldSelector;
+      getAttrs?: AttrFunc;
+      limit?: number;
+      continue?: string;
+      allowWatchBookmarks?: boolean;
+    } = {},
+  ) {
     this.label = opts.label ?? everythingLabels;
     this.field = opts.field ?? everythingFields;
     this.getAttrs = opts.getAttrs ?? defaultNamespaceScopedAttr;

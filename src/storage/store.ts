@@ -74,14 +74,24 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Versioner.PrepareObjectForStorage + encode: JSON bytes without resourceVersion and selfLink. */
-export function encodeObject(obj: StorageObject): Uint8Array {
+/** Versioner.PrepareObjectForStorage + JSON: the text stored, without resourceVersion and selfLink. */
+export function encodeObjectJSON(obj: StorageObject): string {
   const meta = obj.metadata;
   if (meta && (meta.resourceVersion !== undefined || meta.selfLink !== undefined)) {
     const { resourceVersion: _rv, selfLink: _sl, ...rest } = meta;
-    return enc.encode(JSON.stringify({ ...obj, metadata: rest }));
+    return JSON.stringify({ ...obj, metadata: rest });
   }
-  return enc.encode(JSON.stringify(obj));
+  return JSON.stringify(obj);
+}
+
+/** The bytes stored for an object. */
+export function encodeObject(obj: StorageObject): Uint8Array {
+  return enc.encode(encodeObjectJSON(obj));
+}
+
+/** The object a write returns: a fresh copy parsed from the text just stored, stamped with its revision. */
+function fromJSON(json: string, rev: number): StorageObject {
+  return stampResourceVersion(JSON.parse(json) as StorageObject, rev);
 }
 
 /** decode + Versioner.UpdateObject: the object with metadata.resourceVersion stamped. */
@@ -136,10 +146,10 @@ export class Store implements Interface {
   async create(key: string, obj: StorageObject, ttl = 0): Promise<StorageObject> {
     const preparedKey = this.prepareKey(key);
     if (obj.metadata?.resourceVersion) throw new Error(ErrResourceVersionSetOnCreate);
-    const data = encodeObject(obj);
-    const r = await this.kv.create(preparedKey, data, ttl > 0 ? { ttlSeconds: ttl } : {});
+    const json = encodeObjectJSON(obj);
+    const r = await this.kv.create(preparedKey, enc.encode(json), ttl > 0 ? { ttlSeconds: ttl } : {});
     if (!r.succeeded) throw newKeyExistsError(preparedKey, 0);
-    return decodeObject(data, r.revision, preparedKey);
+    return fromJSON(json, r.revision);
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
@@ -163,7 +173,13 @@ export class Store implements Interface {
 
     if (!recursive) {
       // A single object: Get, then filter (etcd3 store.getList for a non-recursive key).
-      const r = await this.kvRead(() => this.kv.get(keyPrefix, withRev ? { revision: withRev } : {}), withRev, hadContinue, continueKey, keyPrefix);
+      const r = await this.kvRead(
+        () => this.kv.get(keyPrefix, withRev ? { revision: withRev } : {}),
+        withRev,
+        hadContinue,
+        continueKey,
+        keyPrefix,
+      );
       if (!withRev) {
         this.validateMinimumResourceVersion(opts.resourceVersion, r.revision);
         withRev = r.revision;
@@ -179,11 +195,16 @@ export class Store implements Interface {
     let limit = pred.limit;
     const items: StorageObject[] = [];
     let lastKey = '';
-    let hasMore = false;
-    let count = 0;
+    let hasMore: boolean;
+    let count: number;
     for (;;) {
       const resp = await this.kvRead(
-        () => this.kv.list(keyPrefix, { revision: withRev || undefined, limit: limit || undefined, startKey: continueKey || undefined }),
+        () =>
+          this.kv.list(keyPrefix, {
+            revision: withRev || undefined,
+            limit: limit || undefined,
+            startKey: continueKey || undefined,
+          }),
         withRev,
         hadContinue,
         continueKey,
@@ -235,12 +256,8 @@ export class Store implements Interface {
       return await read();
     } catch (err) {
       if (err instanceof FutureRevisionError || (err as Error)?.name === 'FutureRevisionError') {
-        let current = 0;
-        try {
-          current = await this.kv.currentRevision();
-        } catch {
-          current = 0;
-        }
+        // If the current revision cannot be read either, report 0 (as upstream does).
+        const current = await this.kv.currentRevision().catch(() => 0);
         throw newTooLargeResourceVersionError(withRev, current, 0);
       }
       if (err instanceof CompactedError || (err as Error)?.name === 'CompactedError') {
@@ -316,8 +333,9 @@ export class Store implements Interface {
         if (cachedRev === state.rev) throw err;
         continue;
       }
-      // tryUpdate gets its own copy: it may mutate the object it is given.
-      const input = state.data ? decodeObject(state.data, state.rev, preparedKey) : {};
+      // Each state's object is decoded fresh (or cloned from the cache) and handed to tryUpdate once, as
+      // upstream's updateState does; tryUpdate may mutate it, so the no-op answer below re-decodes.
+      const input = state.obj;
       let out: { object: StorageObject; ttl?: number };
       try {
         out = await tryUpdate(input, { ttl: state.ttl, resourceVersion: state.rev });
@@ -330,7 +348,8 @@ export class Store implements Interface {
         }
         throw err;
       }
-      const data = encodeObject(out.object);
+      const json = encodeObjectJSON(out.object);
+      const data = enc.encode(json);
       if (state.exists && state.data && bytesEqual(data, state.data)) {
         // Nothing to write. A cached state may be stale: confirm against storage first.
         if (!isCurrent) {
@@ -341,13 +360,18 @@ export class Store implements Interface {
         return decodeObject(state.data, state.rev, preparedKey);
       }
       const ttl = out.ttl ?? 0;
-      const r = await this.kv.update(preparedKey, data, state.exists ? state.rev : 0, ttl > 0 ? { ttlSeconds: ttl } : {});
+      const r = await this.kv.update(
+        preparedKey,
+        data,
+        state.exists ? state.rev : 0,
+        ttl > 0 ? { ttlSeconds: ttl } : {},
+      );
       if (!r.succeeded) {
         state = this.stateFromKV(r.kv, preparedKey, ignoreNotFound);
         isCurrent = true;
         continue;
       }
-      return decodeObject(data, r.revision, preparedKey);
+      return fromJSON(json, r.revision);
     }
   }
 
@@ -390,7 +414,9 @@ export class Store implements Interface {
       }
       if (validateDeletion) {
         try {
-          await validateDeletion(state.data && !opts.ignoreStoreReadError ? decodeObject(state.data, state.rev, preparedKey) : state.obj);
+          await validateDeletion(
+            state.data && !opts.ignoreStoreReadError ? decodeObject(state.data, state.rev, preparedKey) : state.obj,
+          );
         } catch (err) {
           await recheck(err);
           continue;
@@ -483,7 +509,11 @@ export class Store implements Interface {
       }
       if (endBookmark) ch.send({ type: 'BOOKMARK', object: this.bookmarkObject(initialRev, true) });
       const bookmarks = !!opts.progressNotify;
-      const it = this.kv.watch(recursive ? key : key, { startRevision: initialRev + 1, progressNotify: bookmarks, signal });
+      const it = this.kv.watch(recursive ? key : key, {
+        startRevision: initialRev + 1,
+        progressNotify: bookmarks,
+        signal,
+      });
       for await (const resp of it) {
         if (ch.isStopped) return;
         if (!resp.events.length) {

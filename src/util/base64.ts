@@ -1,5 +1,6 @@
 // Standard base64 (RFC 4648 §4, with padding), as Go's encoding/base64.StdEncoding: kubeconfig
-// `*-data` fields, basic auth, PEM bodies. The URL-safe alphabet (JWTs, JWKs) is jose's `base64url`.
+// `*-data` fields, basic auth, PEM bodies, the etcd gateway's keys and values. The URL-safe
+// alphabet (JWTs, JWKs) is jose's `base64url`.
 
 /** Bytes → standard base64. */
 export function encodeBase64(data: Uint8Array): string {
@@ -22,3 +23,6 @@ export function encodeBase64Text(text: string): string {
 export function decodeBase64Text(text: string): string {
   return new TextDecoder().decode(decodeBase64(text));
 }
+
+/** The same functions under the names the storage code uses. */
+export { decodeBase64 as base64Decode, encodeBase64 as base64Encode };

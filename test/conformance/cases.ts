@@ -41,6 +41,9 @@ export interface ConformanceCase {
 export const USER_AGENT = 'edge-apiserver-conformance/1.0';
 
 const textPlain = 'text/plain; charset=utf-8';
+// go-restful's 404 under a served group version (/api/v1): a negotiated NotFound Status.
+const notFoundStatus =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n';
 /** A token-file user the conformance RBAC policy lets read non-resource paths and pods in default. */
 const alice = { Authorization: 'Bearer conformance-alice-token' };
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -48,6 +51,13 @@ const statusNotFound =
   '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n';
 const statusMethodNotAllowed =
   '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}\n';
+
+/** Go's server sends `Date` on every response (RFC 1123 in GMT); targets whose platform or adapter writes it. */
+export const dateCase: ConformanceCase = {
+  name: 'GET /healthz → Date header as Go writes it',
+  request: { path: '/healthz' },
+  expect: { status: 200, headers: { date: /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/ } },
+};
 
 export const cases: ConformanceCase[] = [
   {
@@ -211,7 +221,7 @@ export const cases: ConformanceCase[] = [
   {
     name: 'request info: a watch is long-running, so ?timeout= is not parsed',
     request: { path: '/api/v1/namespaces/default/pods?watch=true&timeout=foo', headers: alice },
-    expect: { status: 404, body: '404 page not found\n' },
+    expect: { status: 404, body: notFoundStatus },
   },
   {
     name: 'an unknown bearer token → 401 Status (even with anonymous auth on)',
@@ -233,7 +243,7 @@ export const cases: ConformanceCase[] = [
   {
     name: 'RBAC: a token-file user allowed to list pods passes authorization (then 404: no pods API here)',
     request: { path: '/api/v1/namespaces/default/pods', headers: alice },
-    expect: { status: 404, headers: { 'content-type': textPlain }, body: '404 page not found\n' },
+    expect: { status: 404, headers: { 'content-type': 'application/json' }, body: notFoundStatus },
   },
   {
     name: 'RBAC: a token-file user without a binding → 403 Status (resource)',

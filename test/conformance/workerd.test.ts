@@ -1,6 +1,6 @@
 // Conformance target: local workerd through `wrangler dev` (test/conformance/wrangler.toml),
 // started once for the file. wrangler needs Node >= 22.12: node_modules/.bin comes first on PATH.
-import { X509_USER, registerConformance, transportCase } from './cases.ts';
+import { X509_USER, dateCase, registerConformance, transportCase } from './cases.ts';
 import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 import { CLIENT_CERT_HEADER } from './setup.ts';
 import { BIN, REPO_ROOT, httpSender, spawnUntil, type Spawned } from './harness.ts';
@@ -36,6 +36,8 @@ registerConformance('workerd (wrangler dev)', {
     await proc?.stop();
   },
 }, [
+  // Local workerd writes no Date; the adapter adds it (adapters/cloudflare/worker.ts withDate).
+  dateCase,
   transportCase('x509: the client certificate from the trusted header authenticates', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
       user: X509_USER,
       peerCertificates: 1,

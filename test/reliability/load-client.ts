@@ -105,6 +105,7 @@ class Connection {
   private agent?: https.Agent;
   private session?: http2.ClientHttp2Session;
   private goawayLast = new WeakMap<http2.ClientHttp2Session, number>();
+  private sessionError = new WeakMap<http2.ClientHttp2Session, string>();
   private usable = false;
 
   constructor(o: LoadOptions, stats: { opened: number; goaways: number }) {
@@ -190,7 +191,7 @@ class Connection {
     const s = http2.connect(`https://${this.o.host ?? '127.0.0.1'}:${this.o.port}`, { rejectUnauthorized: false });
     this.stats.opened++;
     this.usable = true;
-    s.on('error', () => {});
+    s.on('error', (e: NodeJS.ErrnoException) => this.sessionError.set(s, e.code ?? e.message));
     s.on('goaway', (_code: number, last: number) => {
       this.stats.goaways++;
       this.goawayLast.set(s, last);
@@ -253,12 +254,17 @@ class Connection {
         });
       });
       const failed = (code: string) => {
+        // A stream that never went out fails with the session's error (ECONNREFUSED …).
+        if (stream?.id === undefined) code = this.sessionError.get(session) ?? code;
         if (status !== undefined) finish({ outcome: 'aborted', status, error: code });
         else finish({ outcome: 'conn-error', error: code });
       };
       stream.on('error', (e: NodeJS.ErrnoException) => {
         const rst = stream!.rstCode;
-        failed(rst === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : (e.code ?? e.message));
+        const code = rst === http2.constants.NGHTTP2_REFUSED_STREAM ? 'NGHTTP2_REFUSED_STREAM' : (e.code ?? e.message);
+        // The session's own error (why the stream never went out) is emitted after its streams'.
+        if (stream!.id === undefined) setImmediate(() => failed(code));
+        else failed(code);
       });
       stream.on('close', () => {
         // Closed without an error event: reset (NO_ERROR/CANCEL) or the session went away.

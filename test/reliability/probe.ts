@@ -64,3 +64,37 @@ export async function probe(port: number, token?: string): Promise<void> {
     if (v.status !== 200 || !v.body.includes('"gitVersion"')) throw new Error(`authenticated /version: ${v.status} ${v.body}`);
   }
 }
+
+/** One HTTP/2 request on a fresh connection: status, response headers, body. */
+export function h2Request(
+  port: number,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const client = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
+    const timer = setTimeout(() => {
+      client.destroy();
+      reject(new Error(`HTTP/2 ${headers[':path']} timed out`));
+    }, timeoutMs);
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      client.destroy();
+      reject(err);
+    };
+    client.on('error', fail);
+    const stream = client.request(headers);
+    stream.on('error', fail);
+    let got: http2.IncomingHttpHeaders = {};
+    let text = '';
+    stream.on('response', (h) => (got = h));
+    stream.setEncoding('utf8');
+    stream.on('data', (c: string) => (text += c));
+    stream.on('end', () => {
+      clearTimeout(timer);
+      client.close();
+      resolve({ status: Number(got[':status']), headers: got, body: text });
+    });
+    stream.end(body);
+  });
+}

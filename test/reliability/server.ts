@@ -17,6 +17,8 @@ export const adminToken = 'reliability-admin-token-6f1d2c';
 
 export interface ServerUnderTest {
   port: number;
+  /** A token of a system:masters user: the token file's admin, or the secure default's admin.kubeconfig token. */
+  token: string;
   proc: ChildProcess;
   dir: string;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -67,6 +69,7 @@ export async function startServer(
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const s: ServerUnderTest = {
     port,
+    token: adminToken,
     proc,
     dir,
     log: () => out,
@@ -83,16 +86,23 @@ export async function startServer(
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  const deadline = Date.now() + 30_000;
+  // Generous: on a loaded 2-core machine module loading alone has taken 15 s.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (!s.alive()) throw new Error(`server exited during start-up:\n${out}`);
     try {
-      await probe(port, tokenFile ? adminToken : undefined);
+      if (!tokenFile) {
+        // The secure default writes an admin kubeconfig next to the serving certificate.
+        const m = /token: (\S+)/.exec(readFileSync(join(dir, 'certs', 'admin.kubeconfig'), 'utf8'));
+        if (!m) throw new Error('no token in admin.kubeconfig');
+        s.token = m[1]!;
+      }
+      await probe(port, s.token);
       return s;
     } catch (err) {
       if (Date.now() > deadline) {
         await s.stop();
-        throw new Error(`server not serving within 30 s: ${(err as Error).message}\n${out}`);
+        throw new Error(`server not serving within 90 s: ${(err as Error).message}\n${out}`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }

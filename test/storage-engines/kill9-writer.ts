@@ -14,7 +14,9 @@ for (let i = 1; ; i++) {
   const key = `/registry/configmaps/default/cm-${i}`;
   const value = `{"kind":"ConfigMap","metadata":{"name":"cm-${i}"},"data":{"i":"${i}"}}`;
   const writes = [
-    kv.create(key, enc.encode(value)).then((r) => r.succeeded && console.log(`ACK create ${key} ${r.revision} ${value}`)),
+    kv
+      .create(key, enc.encode(value))
+      .then((r) => r.succeeded && console.log(`ACK create ${key} ${r.revision} ${value}`)),
     kv.update(hot, enc.encode(`h-${i}`), hotRev).then((r) => {
       if (!r.succeeded) throw new Error(`hot update lost at ${hotRev}`);
       hotRev = r.revision;

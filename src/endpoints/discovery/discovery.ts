@@ -10,7 +10,17 @@
 
 import { Hono } from 'hono';
 import type { RequestContext } from '../request/context.ts';
-import { goJSON, isPrettyPrint, parseAccept } from '../responsewriters/status.ts';
+import { goJSON, isPrettyPrint } from '../responsewriters/status.ts';
+import { encodeNegotiated, writeObjectNegotiated } from '../responsewriters/writers.ts';
+import {
+  kubeProduces,
+  kubeSerializers,
+  negotiateMediaTypeOptions,
+  type EndpointRestrictions,
+  type GroupVersionKind,
+  type MediaTypeOptions,
+} from '../handlers/negotiation.ts';
+import { encodeDiscoveryProtobuf } from './discovery-protobuf.ts';
 import type { APIEnv, RouteContainer, RouteTarget } from '../../server/mux/container.ts';
 
 /** What discovery reads: the route tables, and two settings of the server's Config. */
@@ -66,20 +76,29 @@ export const aggregatedDiscoveryGroup = 'apidiscovery.k8s.io';
 export const aggregatedListKind = 'APIGroupDiscoveryList';
 
 /**
- * Which document an Accept header asks for: `v2`/`v2beta1` aggregated discovery, or the legacy
- * JSON. Content-Type parameters of the aggregated clause must all be present (order free).
+ * The aggregated discovery wrapper's choice (discovery/aggregated/wrapper.go, negotiation.go):
+ * the negotiated media type when the Accept header converts to APIGroupDiscoveryList (`v2`, or
+ * `v2beta1`), else undefined (the legacy document answers).
  */
+export function negotiateAggregated(accept: string | null): MediaTypeOptions | undefined {
+  const mt = negotiateMediaTypeOptions(accept, kubeSerializers, discoveryEndpointRestrictions);
+  return mt && isAggregatedDiscoveryGVK(mt.convert) ? mt : undefined;
+}
+
+function isAggregatedDiscoveryGVK(gvk: GroupVersionKind | undefined): boolean {
+  return gvk !== undefined && gvk.group === aggregatedDiscoveryGroup && gvk.kind === aggregatedListKind && (gvk.version === 'v2' || gvk.version === 'v2beta1');
+}
+
+/** DiscoveryEndpointRestrictions: only the aggregated discovery conversion. */
+const discoveryEndpointRestrictions: EndpointRestrictions = {
+  allowsMediaTypeTransform: (_t, _s, gvk) => isAggregatedDiscoveryGVK(gvk),
+  allowsServerVersion: () => false,
+  allowsStreamSchema: (s) => s === 'watch',
+};
+
+/** Which document an Accept header asks for: `v2`/`v2beta1` aggregated discovery, or the legacy one. */
 export function negotiateDiscovery(accept: string | null): 'v2' | 'v2beta1' | 'legacy' {
-  if (!accept) return 'legacy';
-  for (const c of parseAccept(accept)) {
-    if (c.q <= 0) continue;
-    const typeOK = (c.type === 'application' && c.subType === 'json') || (c.type === 'application' && c.subType === '*') || c.type === '*';
-    if (!typeOK) continue;
-    const { g, v, as: asKind } = c.params;
-    if (g === undefined && v === undefined && asKind === undefined) return 'legacy';
-    if (c.type === 'application' && c.subType === 'json' && g === aggregatedDiscoveryGroup && asKind === aggregatedListKind && (v === 'v2' || v === 'v2beta1')) return v;
-  }
-  return 'legacy';
+  return (negotiateAggregated(accept)?.convert?.version as 'v2' | 'v2beta1' | undefined) ?? 'legacy';
 }
 
 function groupVersionString(group: string, version: string): string {
@@ -150,9 +169,9 @@ async function sha512Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('').toUpperCase();
 }
 
-function jsonResponse(ctx: RequestContext, obj: unknown, contentType = 'application/json'): Response {
-  const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(obj, 2) : goJSON(obj) + '\n';
-  return new Response(body, { headers: { 'content-type': contentType } });
+/** A discovery document in the negotiated media type (WriteObjectNegotiated, protobuf included). */
+function writeDiscovery(ctx: RequestContext, obj: Record<string, unknown>): Response {
+  return writeObjectNegotiated(ctx.request, ctx.url, 200, obj, { protobuf: () => encodeDiscoveryProtobuf(obj) });
 }
 
 /** The aggregated document for `/api` (core) or `/apis` (groups), with its ETag, cached. */
@@ -170,17 +189,23 @@ function aggregatedDocument(server: DiscoveryTarget, which: 'api' | 'apis', vers
   return doc;
 }
 
-async function serveAggregated(ctx: RequestContext, server: DiscoveryTarget, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<Response> {
+async function serveAggregated(ctx: RequestContext, server: DiscoveryTarget, which: 'api' | 'apis', mt: MediaTypeOptions): Promise<Response> {
+  const version = mt.convert!.version as 'v2' | 'v2beta1';
   const doc = await aggregatedDocument(server, which, version);
   const headers = new Headers({
-    'content-type': `application/json;g=${aggregatedDiscoveryGroup};v=${version};as=${aggregatedListKind}`,
+    'content-type': `${mt.accepted.mediaType};g=${aggregatedDiscoveryGroup};v=${version};as=${aggregatedListKind}`,
     etag: doc.etag,
     vary: 'Accept',
     'cache-control': 'public',
   });
   if (ctx.request.headers.get('if-none-match') === doc.etag) return new Response(null, { status: 304, headers });
-  const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(JSON.parse(doc.body), 2) : doc.body + '\n';
-  return new Response(body, { headers });
+  let body: string | Uint8Array;
+  if (mt.accepted.subType === 'json' && !mt.pretty && !isPrettyPrint(ctx.request, ctx.url)) body = doc.body + '\n';
+  else {
+    const obj = JSON.parse(doc.body) as Record<string, unknown>;
+    body = encodeNegotiated(obj, mt, true, () => encodeDiscoveryProtobuf(obj));
+  }
+  return new Response(body as BodyInit, { headers });
 }
 
 /** Installs `/apis` (the root group list) once; called by installAPIGroup and at New(). */
@@ -191,11 +216,11 @@ export function installDiscovery(server: DiscoveryTarget): void {
   const routes = new Hono<APIEnv>({ strict: false });
   routes.get('/apis', (c) => {
     const ctx = c.env.ctx;
-    const want = negotiateDiscovery(ctx.request.headers.get('accept'));
-    if (want !== 'legacy') return serveAggregated(ctx, server, 'apis', want);
+    const agg = negotiateAggregated(ctx.request.headers.get('accept'));
+    if (agg) return serveAggregated(ctx, server, 'apis', agg);
     const addresses = serverAddresses(server);
     const groups = stateOf(server).groups.map((g) => ({ name: g.name, ...groupVersions(g), serverAddressByClientCIDRs: addresses }));
-    return jsonResponse(ctx, { kind: 'APIGroupList', groups });
+    return writeDiscovery(ctx, { kind: 'APIGroupList', groups });
   });
   server.handler.registerWebService('/apis', routes);
 }
@@ -215,22 +240,25 @@ export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, ro
     s.core = group;
     r.get('/api', (c) => {
       const ctx = c.env.ctx;
-      const want = negotiateDiscovery(ctx.request.headers.get('accept'));
-      if (want !== 'legacy') return serveAggregated(ctx, server, 'api', want);
-      return jsonResponse(ctx, { kind: 'APIVersions', versions: group.versions.map((v) => v.version), serverAddressByClientCIDRs: serverAddresses(server) });
+      const agg = negotiateAggregated(ctx.request.headers.get('accept'));
+      if (agg) return serveAggregated(ctx, server, 'api', agg);
+      return writeDiscovery(ctx, { kind: 'APIVersions', versions: group.versions.map((v) => v.version), serverAddressByClientCIDRs: serverAddresses(server) });
     });
-    for (const v of group.versions) r.get(`/api/${v.version}`, (c) => jsonResponse(c.env.ctx, apiResourceList('', v)));
-    h.registerWebService('/api', r);
+    for (const v of group.versions) r.get(`/api/${v.version}`, (c) => writeDiscovery(c.env.ctx, apiResourceList('', v)));
+    // A go-restful web service: Accept is checked against its Produces before the handler.
+    h.registerWebService('/api', r, kubeProduces);
   } else {
     if (s.groups.some((g) => g.name === group.name)) throw new Error(`API group ${JSON.stringify(group.name)} is already installed`);
     s.groups.push(group);
     installDiscovery(server);
     const root = `/apis/${group.name}`;
-    r.get(root, (c) => jsonResponse(c.env.ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) }));
+    r.get(root, (c) => writeDiscovery(c.env.ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) }));
+    // `/apis/<group>` is the aggregator's handler in kube-apiserver (negotiation in the handler);
+    // `/apis/<group>/<version>` is a go-restful web service (Accept checked against Produces).
     h.registerWebService(root);
     for (const v of group.versions) {
-      r.get(`${root}/${v.version}`, (c) => jsonResponse(c.env.ctx, apiResourceList(group.name, v)));
-      h.registerWebService(`${root}/${v.version}`);
+      r.get(`${root}/${v.version}`, (c) => writeDiscovery(c.env.ctx, apiResourceList(group.name, v)));
+      h.registerWebService(`${root}/${v.version}`, undefined, kubeProduces);
     }
     h.registerWebService(root, r);
   }

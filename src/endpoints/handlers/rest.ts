@@ -12,9 +12,17 @@ import { applyJSONPatch, decodePatch, JSONPatchError } from '../../util/patch/js
 import { applyMergePatch } from '../../util/patch/mergepatch.ts';
 import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts';
 import type { KubeObject, Store } from '../../registry/generic/store.ts';
-import { newBadRequest, newMethodNotSupported, newNotFound } from '../apierrors.ts';
+import { newBadRequest, newMethodNotSupported } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
-import { goJSON, isPrettyPrint, parseAccept, StatusError, type Status } from '../responsewriters/status.ts';
+import {
+  errorNegotiated,
+  goJSON,
+  isPrettyPrint,
+  newNotFound as notFoundStatus,
+  parseAccept,
+  StatusError,
+  type Status,
+} from '../responsewriters/status.ts';
 
 export interface RESTOptions {
   store: Store;
@@ -34,7 +42,8 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
   const { store } = o;
   return async (ctx) => {
     const info = ctx.requestInfo;
-    if (!info || info.subresource) return statusResponse(ctx, newNotFound(store.qualifiedResource, info?.name ?? '').status);
+    // No subresources are served yet: go-restful finds no route.
+    if (!info || info.subresource) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
     const ns = info.namespace;
     switch (info.verb) {
       case 'get': {

@@ -6,6 +6,7 @@ import { goQuote, parseGoBool } from '../../util/go.ts';
 
 /** @deprecated Import goQuote and parseGoBool from src/util/go.ts (kept for branches in flight). */
 export { goQuote, parseGoBool };
+import { stringify } from 'yaml';
 
 /** metav1.StatusDetails; field order is the wire order. */
 export interface StatusDetails {
@@ -190,14 +191,16 @@ export function parseAccept(header: string): AcceptClause[] {
 }
 
 export interface NegotiatedStatusOutput {
-  /** Whether an acceptable JSON clause was found (otherwise upstream falls back to pretty JSON). */
+  /** Whether an acceptable clause was found (otherwise upstream falls back to pretty JSON). */
   acceptable: boolean;
   pretty: boolean;
+  /** `application/yaml` was negotiated. */
+  yaml?: boolean;
 }
 
 /**
- * The part of NegotiateOutputMediaType that matters for Status bodies. Only JSON is encoded
- * here; protobuf/YAML clauses are skipped (docs/differences.md).
+ * The part of NegotiateOutputMediaType that matters for Status bodies: JSON or YAML. Protobuf
+ * clauses are skipped (docs/differences-parity.md), so `protobuf, json` answers JSON.
  */
 export function negotiateStatusOutput(request: Request, url?: URL): NegotiatedStatusOutput {
   const accept = request.headers.get('accept');
@@ -205,23 +208,34 @@ export function negotiateStatusOutput(request: Request, url?: URL): NegotiatedSt
   for (const c of parseAccept(accept)) {
     if (c.q <= 0) continue;
     const typeOK = c.type === '*' || c.type === 'application';
-    const subOK = c.subType === '*' || c.subType === 'json';
+    const yaml = c.type === 'application' && c.subType === 'yaml';
+    const subOK = c.subType === '*' || c.subType === 'json' || yaml;
     if (!typeOK || !subOK) continue;
     // DefaultEndpointRestrictions: no conversion (as/g/v) and no server-version output.
     if (c.params.as || c.params.sv) continue;
-    if (c.params.stream && c.params.stream !== 'watch') continue;
-    return { acceptable: true, pretty: c.params.pretty === '1' || isPrettyPrint(request, url) };
+    // YAML has no stream serializer.
+    if (c.params.stream && (c.params.stream !== 'watch' || yaml)) continue;
+    return { acceptable: true, pretty: c.params.pretty === '1' || isPrettyPrint(request, url), yaml };
   }
   return { acceptable: false, pretty: true };
 }
 
+/**
+ * kube's YAML serializer: sigs.k8s.io/yaml JSONToYAML of the JSON encoding (keys sorted,
+ * sequences not indented, no line folding).
+ */
+export function toKubeYAML(value: unknown): string {
+  return stringify(JSON.parse(goJSON(value)), { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+}
+
 /** responsewriters.ErrorNegotiated: a negotiated Status with the Status code. */
 export function errorNegotiated(status: Status, request: Request, url?: URL): Response {
-  const { pretty } = negotiateStatusOutput(request, url);
-  const headers = new Headers({ 'content-type': 'application/json' });
+  const { pretty, yaml } = negotiateStatusOutput(request, url);
+  const headers = new Headers({ 'content-type': yaml ? 'application/yaml' : 'application/json' });
   const retry = status.details?.retryAfterSeconds;
   if (retry && retry > 0) headers.set('retry-after', String(retry));
-  return new Response(encodeStatus(status, pretty), { status: status.code || 500, headers });
+  const body = yaml ? toKubeYAML(statusObject(status)) : encodeStatus(status, pretty);
+  return new Response(body, { status: status.code || 500, headers });
 }
 
 /** responsewriters.RespondWithError / WriteObjectNegotiated for errors: ErrorNegotiated plus nosniff. */

@@ -3,7 +3,7 @@
 // and validation pkg/apis/core/validation/validation.go; columns follow pkg/printers/internalversion.
 
 import { objectMetaFields, type KindInfo, type KnownFields } from '../../apis/decode.ts';
-import { objectMetaSchema, type Schema } from '../../apis/protobuf.ts';
+import { objectMetaSchema, type Schema } from '../../util/protobuf.ts';
 import { forbidden, invalid, notSupported, Path, required, tooLong, type ErrorList } from '../../util/validation/field.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
 import type { KubeObject, Strategy } from '../generic/store.ts';
@@ -136,6 +136,7 @@ const namespace: ResourceDefinition = {
 const configMapSchema: Schema = {
   1: { name: 'metadata', type: 'message', schema: objectMetaSchema },
   2: { name: 'data', type: 'map', value: 'string' },
+  3: { name: 'binaryData', type: 'map', value: 'bytes' },
   4: { name: 'immutable', type: 'bool' },
 };
 
@@ -225,6 +226,7 @@ const secret: ResourceDefinition = {
     kind: 'Secret',
     schema: {
       1: { name: 'metadata', type: 'message', schema: objectMetaSchema },
+      2: { name: 'data', type: 'map', value: 'bytes' },
       3: { name: 'type', type: 'string' },
       4: { name: 'stringData', type: 'map', value: 'string' },
       5: { name: 'immutable', type: 'bool' },

@@ -1,6 +1,8 @@
 // PEM blocks, a minimal DER reader/writer, and private-key normalisation to PKCS#8 so that
 // WebCrypto can import PKCS#1 (`RSA PRIVATE KEY`) and SEC1 (`EC PRIVATE KEY`) keys. Portable.
 
+import { base64Decode, base64Encode } from '../../util/base64.ts';
+
 export interface PemBlock {
   type: string;
   bytes: Uint8Array;
@@ -31,18 +33,7 @@ export function encodePEM(type: string, bytes: Uint8Array): string {
   return `-----BEGIN ${type}-----\n${body}-----END ${type}-----\n`;
 }
 
-export function base64Decode(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-export function base64Encode(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
+export { base64Decode, base64Encode };
 
 // --- DER ---
 

@@ -18,8 +18,11 @@ export interface RouteContainer {
   readonly goRestfulContainer: Hono<APIEnv>;
   /** Health, metrics, debug and other non-API paths. */
   readonly nonGoRestfulMux: PathRecorderMux;
-  /** Claims a web service root (`/apis/<group>` …) for the API routes, merging `routes` in. */
-  registerWebService(rootPath: string, routes?: Hono<APIEnv>): void;
+  /**
+   * Claims a web service root (`/apis/<group>` …) for the API routes, merging `routes` in; with
+   * `produces`, Accept is checked against those media types first (go-restful's Produces).
+   */
+  registerWebService(rootPath: string, routes?: Hono<APIEnv>, produces?: readonly string[]): void;
 }
 
 /**

@@ -24,7 +24,7 @@ import { loadWebhookKubeconfig } from '../../util/webhook/kubeconfig.ts';
 import { readTextFile } from '../../util/filesystem.ts';
 import { installReviewAPIs } from '../../apis/install.ts';
 import { instrumentAuthorizer } from '../../metrics/authorization.ts';
-import { AdminTokenAuthenticator, adminKubeconfig, adminKubeconfigName, adminUserName, existingAdminToken, localServerURL, newAdminToken } from '../../authorization/admin.ts';
+import { adminTokenAuthenticator, adminKubeconfig, adminKubeconfigName, adminUserName, existingAdminToken, localServerURL, newAdminToken } from '../../authorization/admin.ts';
 
 export const modeAlwaysAllow = 'AlwaysAllow';
 export const modeAlwaysDeny = 'AlwaysDeny';
@@ -192,7 +192,7 @@ export class AuthorizationOptions implements OptionsGroup {
       ctx.logger.warning('Could not write the admin kubeconfig; no admin credential was created', { path, err: err instanceof Error ? err.message : String(err) });
       return;
     }
-    config.authentication.authenticator = new AdminTokenAuthenticator(token, config.authentication.authenticator);
+    config.authentication.authenticator = adminTokenAuthenticator(token, config.authentication.authenticator);
     ctx.logger.info(
       `Secure default: RBAC with the bootstrap policy; anonymous users may read health and version only. ` +
         `Admin credential (user "${adminUserName}", group system:masters) written to ${path}; use it with: kubectl --kubeconfig ${path} get --raw /readyz`,

@@ -24,8 +24,13 @@ export interface ApplyContext {
   logger: Logger;
   /** True when the platform terminates TLS itself (Node adapter): certificates are loaded or generated. */
   servesTLS?: boolean;
-  /** The host's default interface IP, for the generated certificate (upstream: advertise address). */
+  /** The host's default interface IP: the advertise address when none is given and the bind address is unspecified or loopback. */
   hostIP?: string;
+  /**
+   * utilnet.ChooseHostInterface on platforms that can look (Node): the IP, or throws upstream's
+   * error text. Preferred over `hostIP`.
+   */
+  chooseHostInterface?: () => string;
   /** Opens an audit log file with rotation (Node: adapters/node/audit-log-writer.ts); absent: only `--audit-log-path=-`. */
   openAuditLog?: AuditLogOpener;
   /** A fetch using a webhook kubeconfig's CA/client certificate (audit, authn, authz); absent: the platform fetch. */

@@ -14,6 +14,8 @@ const corsAllowedOriginsHelpText =
   'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with \'^\' or including the \'//\' prefix, and by anchoring to the end with \'$\' or including the \':\' port separator suffix. Examples of valid expressions are \'//example\\.com(:|$)\' and \'^https://example\\.com(:|$)\'';
 
 export class ServerRunOptions implements OptionsGroup {
+  advertiseAddress!: Flag<string>;
+  externalHost!: Flag<string>;
   corsAllowedOrigins!: Flag<string[]>;
   hstsDirectives!: Flag<string[]>;
   maxRequestsInFlight!: Flag<number>;
@@ -28,11 +30,21 @@ export class ServerRunOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Generic');
+    this.advertiseAddress = fs.ip(
+      'advertise-address',
+      '',
+      'The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host\'s default interface will be used.',
+    );
     this.corsAllowedOrigins = fs.stringSlice('cors-allowed-origins', [], corsAllowedOriginsHelpText);
     this.hstsDirectives = fs.stringSlice(
       'strict-transport-security-directives',
       [],
       "List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added. Example: 'max-age=31536000,includeSubDomains,preload'",
+    );
+    this.externalHost = fs.string(
+      'external-hostname',
+      '',
+      'The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery).',
     );
     this.maxRequestsInFlight = fs.int(
       'max-requests-inflight',
@@ -101,6 +113,10 @@ export class ServerRunOptions implements OptionsGroup {
   }
 
   applyTo(config: Config): void {
+    // The advertise address is defaulted from the bind address by SecureServingOptions.applyTo
+    // (DefaultAdvertiseAddress), which also derives the external address from it.
+    if (this.advertiseAddress.value) config.publicAddress = this.advertiseAddress.value;
+    if (this.externalHost.value) config.externalAddress = this.externalHost.value;
     config.corsAllowedOrigins = [...this.corsAllowedOrigins.value];
     config.hstsDirectives = [...this.hstsDirectives.value];
     config.maxRequestsInFlight = this.maxRequestsInFlight.value;

@@ -126,9 +126,11 @@ test('a failed write leaves nothing behind', async () => {
   assert.equal(fs.files.size, 0);
 });
 
-test('the generated certificate is for the advertised address when an earlier group set one', async () => {
+test('the generated certificate is for the advertise address when an earlier group set one (not the external host)', async () => {
   const fs = new WritableFS();
-  await parse(['--cert-dir=/adv']).opts.applyTo(newConfig({ externalAddress: '10.9.8.7:6443' }), { fileSystem: fs, logger: discardLogger, servesTLS: true, hostIP: '192.168.1.2' });
+  const config = newConfig({ publicAddress: '10.9.8.7', externalAddress: 'api.example.test' });
+  await parse(['--cert-dir=/adv']).opts.applyTo(config, { fileSystem: fs, logger: discardLogger, servesTLS: true, hostIP: '192.168.1.2' });
+  assert.equal(config.externalAddress, 'api.example.test');
   const [leaf] = parseCertsPEM(new TextDecoder().decode(fs.files.get('/adv/apiserver.crt')!.data));
   assert.match(leaf!.subject, /^CN=10\.9\.8\.7@\d+$/);
   const ips = leaf!.getExtension(x509.SubjectAlternativeNameExtension)!.names.items.filter((n) => n.type === 'ip').map((n) => n.value);

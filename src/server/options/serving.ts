@@ -125,8 +125,6 @@ export class SecureServingOptions implements OptionsGroup {
   bindNetwork: 'tcp' | 'tcp4' | 'tcp6' = 'tcp';
   /** Port 0 is rejected (kube-apiserver). */
   required = true;
-  /** Advertised address for the generated certificate; default: the host IP the platform reports. */
-  externalAddress = '';
   certDirectory = '/var/run/kubernetes';
   pairName = 'apiserver';
   certFile = '';
@@ -269,16 +267,23 @@ export class SecureServingOptions implements OptionsGroup {
     // The loopback bearer token, a fresh UUID each start (authentication puts it first).
     if (this.loopback) config.loopbackToken = crypto.randomUUID();
     config.secureServing = info;
-    if (!ctx.servesTLS) return;
+    this.defaultAdvertiseAddress(config, ctx);
+    // kube-apiserver's Complete: the external host defaults to the advertise address, logged
+    // after the self-signed certificate is generated.
+    const defaultedExternalHost = !config.externalAddress && config.publicAddress !== undefined;
+    if (defaultedExternalHost) config.externalAddress = config.publicAddress!;
+    const logExternalHost = () => defaultedExternalHost && logger.info(`external host was not specified, using ${config.externalAddress}`);
+    if (!ctx.servesTLS) return void logExternalHost();
 
     const fs = ctx.fileSystem;
     const reload = { logger };
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
     const [serving, loopbackCert] = await Promise.all([
-      this.servingCert(ctx, advertisedIP(config.externalAddress)),
+      this.servingCert(ctx, config.publicAddress ?? ''),
       this.loopback ? generateSelfSignedCertKey({ host: loopbackServerName, maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000 }) : undefined,
     ]);
     info.cert = serving;
+    logExternalHost();
     if (loopbackCert) {
       info.loopback = { serverName: loopbackServerName, caPEM: loopbackCert.cert };
     }
@@ -295,6 +300,32 @@ export class SecureServingOptions implements OptionsGroup {
     }
   }
 
+  /**
+   * ServerRunOptions.DefaultAdvertiseAddress: an unset or unspecified advertise address becomes
+   * DefaultExternalAddress() = utilnet.ResolveBindAddress(bind address): the bind address, or the
+   * host's default interface IP (ChooseHostInterface) when it is unspecified or loopback. The
+   * platform finds that IP (`ctx.chooseHostInterface`, `ctx.hostIP`); without one (edge runtimes),
+   * nothing is defaulted.
+   */
+  private defaultAdvertiseAddress(config: Config, ctx: ApplyContext): void {
+    if (config.publicAddress && !isUnspecified(config.publicAddress)) return;
+    if (!unspecifiedOrLoopback(this.bindAddress)) {
+      config.publicAddress = this.bindAddress;
+      return;
+    }
+    if (ctx.chooseHostInterface) {
+      try {
+        config.publicAddress = ctx.chooseHostInterface();
+      } catch (err) {
+        throw new Error(
+          `Unable to find suitable network address.error='${errorMessage(err)}'. Try to set the AdvertiseAddress directly or provide a valid BindAddress to fix this.`,
+        );
+      }
+    } else if (ctx.hostIP) {
+      config.publicAddress = ctx.hostIP;
+    }
+  }
+
   /** The default serving certificate: explicit files, else reuse or generate in --cert-dir, else in memory. */
   private async servingCert(ctx: ApplyContext, advertised: string): Promise<CertKeyContentProvider> {
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
@@ -304,7 +335,9 @@ export class SecureServingOptions implements OptionsGroup {
     let keyFile = this.keyFile;
     if (!certFile && !keyFile) {
       const unspecified = this.bindAddress === '0.0.0.0' || this.bindAddress === '::' || this.bindAddress === '';
-      const host = this.externalAddress || advertised || ctx.hostIP || (unspecified ? '' : this.bindAddress) || 'localhost';
+      // The advertise address; without one (no platform host IP) the bind address or localhost,
+      // never an empty name.
+      const host = advertised || (unspecified ? 'localhost' : this.bindAddress);
       const alternateDNS = [...this.alternateDNS];
       const alternateIPs = [...this.alternateIPs];
       if (unspecified) alternateDNS.push('localhost');
@@ -336,12 +369,14 @@ export class SecureServingOptions implements OptionsGroup {
 
 export const loopbackServerName = 'apiserver-loopback-client';
 
-/** The IP in Config.externalAddress (`--advertise-address`, possibly `host:port`), if it is one. */
-function advertisedIP(addr: string | undefined): string {
-  if (!addr) return '';
-  if (isIP(addr)) return addr;
-  const m = /^\[([^\]]+)\]:\d+$/.exec(addr) ?? /^([^:]+):\d+$/.exec(addr);
-  return m && isIP(m[1]!) ? m[1]! : '';
+/** utilnet.ResolveBindAddress's test: an unspecified or loopback bind address means "ask the host". */
+function unspecifiedOrLoopback(ip: string): boolean {
+  return ip === '' || ip === '0.0.0.0' || ip === '::' || /^127\./.test(ip) || ip === '::1' || ip.startsWith('::ffff:127.');
+}
+
+/** Whether an IP is unspecified (net.IP.IsUnspecified). */
+function isUnspecified(ip: string): boolean {
+  return ip === '0.0.0.0' || ip === '::' || /^[0:]+$/.test(ip);
 }
 
 async function canRead(fs: ApplyContext['fileSystem'], path: string): Promise<boolean> {

@@ -6,11 +6,10 @@
 import { Hono } from 'hono';
 import { newNotFound, type GroupResource } from '../../endpoints/apierrors.ts';
 import { restHandler, type RESTOptions } from '../../endpoints/handlers/rest.ts';
-import { errorNegotiated, StatusError } from '../../endpoints/responsewriters/status.ts';
+import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../../endpoints/responsewriters/status.ts';
 import { newForbidden } from '../../authorization/forbidden.ts';
 import { builtinResources, FinalizerKubernetes, type ResourceDefinition } from '../../registry/core/resources.ts';
 import { formatTime, Store, type KubeObject } from '../../registry/generic/store.ts';
-import { StorageFactory } from '../../storage/factory.ts';
 import type { APIEnv, RouteTarget } from '../mux/container.ts';
 import type { StorageBackend } from '../../storage/storagebackend/open.ts';
 import type { Logger } from '../../util/logger.ts';
@@ -33,12 +32,8 @@ export interface ResourceAPIsConfig {
 export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): void {
   const c = server.config;
   if (!c.storage) return;
-  const factory = new StorageFactory({
-    kv: c.storage.kv,
-    prefix: c.storage.config.prefix,
-    watchCache: c.storage.config.enableWatchCache,
-  });
-  server.addDestroyFunc(() => factory.destroy());
+  // The backend's factory: its watch caches stop when the backend closes.
+  const factory = c.storage.factory;
 
   const stores = new Map<string, Store>();
   for (const def of builtinResources) {
@@ -100,7 +95,8 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
         const ctx = hc.env.ctx;
         const info = ctx.requestInfo;
         const handler = info?.isResourceRequest ? handlers.get(`${group.name}/${info.resource}`) : undefined;
-        if (!handler) return errorNegotiated(newNotFound({ group: '', resource: '' }, '').status, ctx.request, ctx.url);
+        // go-restful's answer for a path without a route (apiserver InstallServiceErrorHandler).
+        if (!handler) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
         return handler(ctx);
       });
     }

@@ -54,10 +54,15 @@ test('watch cache: a resourceVersion older than the ring → ERROR 410 "too old 
   try {
     const first = await cacher.create('/configmaps/ns/a', cm('a'));
     for (let i = 0; i < 10; i++) {
-      await cacher.guaranteedUpdate('/configmaps/ns/a', false, undefined, (o) => ({ object: { ...o, data: { i: String(i) } } }));
+      await cacher.guaranteedUpdate('/configmaps/ns/a', false, undefined, (o) => ({
+        object: { ...o, data: { i: String(i) } },
+      }));
     }
     await new Promise((r) => setTimeout(r, 50));
-    const w = await cacher.watch('/configmaps', { recursive: true, resourceVersion: String(first.metadata!.resourceVersion) });
+    const w = await cacher.watch('/configmaps', {
+      recursive: true,
+      resourceVersion: String(first.metadata!.resourceVersion),
+    });
     const evs = await collect(w, 2);
     assert.equal(evs.length, 1, 'one ERROR event, then the end');
     assert.equal(evs[0]!.type, 'ERROR');
@@ -69,7 +74,10 @@ test('watch cache: a resourceVersion older than the ring → ERROR 410 "too old 
     const cur = Number((await cacher.get('/configmaps/ns/a', { resourceVersion: '0' }))!.metadata!.resourceVersion);
     const w2 = await cacher.watch('/configmaps', { recursive: true, resourceVersion: String(cur - 2) });
     const evs2 = await collect(w2, 2);
-    assert.deepEqual(evs2.map((e) => e.type), ['MODIFIED', 'MODIFIED']);
+    assert.deepEqual(
+      evs2.map((e) => e.type),
+      ['MODIFIED', 'MODIFIED'],
+    );
     w2.stop();
   } finally {
     await close();
@@ -82,7 +90,11 @@ test('watch cache: bookmarks only to watchers that asked, at the cache revision'
     const a = await cacher.create('/configmaps/ns/a', cm('a'));
     const rv = String(a.metadata!.resourceVersion);
     await new Promise((r) => setTimeout(r, 30));
-    const asked = await cacher.watch('/configmaps', { recursive: true, resourceVersion: rv, predicate: new SelectionPredicate({ allowWatchBookmarks: true }) });
+    const asked = await cacher.watch('/configmaps', {
+      recursive: true,
+      resourceVersion: rv,
+      predicate: new SelectionPredicate({ allowWatchBookmarks: true }),
+    });
     const silent = await cacher.watch('/configmaps', { recursive: true, resourceVersion: rv });
     const evs = await collect(asked, 1);
     assert.equal(evs[0]!.type, 'BOOKMARK');
@@ -108,7 +120,11 @@ test('watch cache: delegation — RV "0" and NotOlderThan from the cache; Exact,
     calls.length = 0;
     const l0 = await cacher.getList('/configmaps', { recursive: true, resourceVersion: '0' });
     assert.equal(l0.items.length, 3);
-    await cacher.getList('/configmaps', { recursive: true, resourceVersion: l0.resourceVersion, resourceVersionMatch: 'NotOlderThan' });
+    await cacher.getList('/configmaps', {
+      recursive: true,
+      resourceVersion: l0.resourceVersion,
+      resourceVersionMatch: 'NotOlderThan',
+    });
     await cacher.get('/configmaps/ns/a', { resourceVersion: '0' });
     assert.deepEqual(calls, [], 'served from the cache');
     // A consistent read asks storage for its revision, then serves from the cache.
@@ -116,16 +132,37 @@ test('watch cache: delegation — RV "0" and NotOlderThan from the cache; Exact,
     assert.deepEqual(calls, ['getCurrentResourceVersion']);
     assert.equal(consistent.items.length, 3);
     calls.length = 0;
-    await cacher.getList('/configmaps', { recursive: true, resourceVersion: l0.resourceVersion, resourceVersionMatch: 'Exact' });
-    await cacher.getList('/configmaps', { recursive: true, resourceVersion: l0.resourceVersion, predicate: new SelectionPredicate({ limit: 1 }) });
+    await cacher.getList('/configmaps', {
+      recursive: true,
+      resourceVersion: l0.resourceVersion,
+      resourceVersionMatch: 'Exact',
+    });
+    await cacher.getList('/configmaps', {
+      recursive: true,
+      resourceVersion: l0.resourceVersion,
+      predicate: new SelectionPredicate({ limit: 1 }),
+    });
     assert.deepEqual(calls, ['getList', 'getList'], 'exact reads go to storage');
     // A page from the cache continues from storage at the cache's revision.
     calls.length = 0;
-    const p1 = await cacher.getList('/configmaps', { recursive: true, resourceVersion: '0', predicate: new SelectionPredicate({ limit: 2 }) });
-    assert.deepEqual(p1.items.map((i) => i.metadata!.name), ['a', 'b']);
+    const p1 = await cacher.getList('/configmaps', {
+      recursive: true,
+      resourceVersion: '0',
+      predicate: new SelectionPredicate({ limit: 2 }),
+    });
+    assert.deepEqual(
+      p1.items.map((i) => i.metadata!.name),
+      ['a', 'b'],
+    );
     assert.equal(p1.remainingItemCount, 1);
-    const p2 = await cacher.getList('/configmaps', { recursive: true, predicate: new SelectionPredicate({ limit: 2, continue: p1.continue }) });
-    assert.deepEqual(p2.items.map((i) => i.metadata!.name), ['c']);
+    const p2 = await cacher.getList('/configmaps', {
+      recursive: true,
+      predicate: new SelectionPredicate({ limit: 2, continue: p1.continue }),
+    });
+    assert.deepEqual(
+      p2.items.map((i) => i.metadata!.name),
+      ['c'],
+    );
     assert.equal(p2.resourceVersion, p1.resourceVersion);
     assert.deepEqual(calls, ['getList']);
   } finally {
@@ -140,9 +177,14 @@ test('watch cache: a read newer than the cache waits for it, then 504 when it ne
     const got = await cacher.get('/configmaps/ns/a', { resourceVersion: a.metadata!.resourceVersion });
     assert.equal(got!.metadata!.resourceVersion, a.metadata!.resourceVersion, 'waited for its own write');
     await assert.rejects(
-      cacher.getList('/configmaps', { recursive: true, resourceVersion: '999999', resourceVersionMatch: 'NotOlderThan' }),
+      cacher.getList('/configmaps', {
+        recursive: true,
+        resourceVersion: '999999',
+        resourceVersionMatch: 'NotOlderThan',
+      }),
       (e: { status?: { code?: number; message?: string } }) =>
-        e.status?.code === 504 && /^Timeout: Too large resource version: 999999, current: \d+$/.test(e.status.message ?? ''),
+        e.status?.code === 504 &&
+        /^Timeout: Too large resource version: 999999, current: \d+$/.test(e.status.message ?? ''),
     );
   } finally {
     await close();

@@ -254,10 +254,7 @@ export class Cacher implements Interface {
   private trim(now: number): void {
     let drop = 0;
     const n = this.events.length;
-    while (
-      n - drop > this.maxEvents ||
-      (n - drop > this.minEvents && this.events[drop]!.at < now - this.freshMs)
-    ) {
+    while (n - drop > this.maxEvents || (n - drop > this.minEvents && this.events[drop]!.at < now - this.freshMs)) {
       drop++;
     }
     if (drop > 64 || (drop > 0 && n - drop <= this.minEvents)) this.events = this.events.slice(drop);
@@ -276,7 +273,10 @@ export class Cacher implements Interface {
   /** Waits until the cache has reached `rev`; false after `ms`. */
   private async waitUntilFresh(rev: number, ms: number): Promise<boolean> {
     if (!this.ready) {
-      const ok = await Promise.race([this.readyPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+      const ok = await Promise.race([
+        this.readyPromise.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms)),
+      ]);
       if (!ok) return false;
     }
     if (this.rv >= rev) return true;
@@ -332,7 +332,8 @@ export class Cacher implements Interface {
     for (const w of this.watchers) {
       if (!w.bookmarks || w.nextBookmarkAt > now || w.ch.isStopped) continue;
       w.nextBookmarkAt = now + this.bookmarkMs;
-      if (this.rv > w.fromRev || w.fromRev === this.rv) w.ch.send({ type: 'BOOKMARK', object: this.bookmarkObject(this.rv) });
+      if (this.rv > w.fromRev || w.fromRev === this.rv)
+        w.ch.send({ type: 'BOOKMARK', object: this.bookmarkObject(this.rv) });
     }
   }
 
@@ -394,7 +395,8 @@ export class Cacher implements Interface {
         return fail(newResourceExpired(`too old resource version: ${requested} (${oldest - 1})`));
       }
       w.fromRev = requested;
-      for (let i = lowerBoundRev(this.events, requested + 1); i < this.events.length; i++) this.dispatch(w, this.events[i]!);
+      for (let i = lowerBoundRev(this.events, requested + 1); i < this.events.length; i++)
+        this.dispatch(w, this.events[i]!);
     }
     if (!ch.isStopped) this.watchers.add(w);
     return ch;
@@ -519,7 +521,7 @@ export class Cacher implements Interface {
     return this.storage.guaranteedUpdate(key, ignoreNotFound, preconditions, tryUpdate, cached);
   }
 
-  /** The cached object as a starting point for a write (cacher.go passes a deep copy). */
+  /** The cached object as a starting point for a write (the store works on its own copy of it). */
   private cached(key: string): StorageObject | undefined {
     if (!this.ready) return undefined;
     let k: string;
@@ -529,7 +531,7 @@ export class Cacher implements Interface {
       return undefined; // storage refuses the key with its own error
     }
     const o = this.objects.get(k);
-    return o ? structuredClone(o) : undefined;
+    return o;
   }
 
   stats(): Promise<Stats> {

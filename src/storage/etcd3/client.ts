@@ -7,7 +7,7 @@
 // could not be made (nothing was sent), so a write is never sent twice. Every unary request has a
 // timeout: a stopped or unreachable etcd turns into an EtcdUnavailableError, never a hang.
 
-import { base64Decode, base64Encode } from '../../server/dynamiccertificates/pem.ts';
+import { base64Decode, base64Encode } from '../../util/base64.ts';
 import { CompactedError, FutureRevisionError, type KeyValue } from '../kv.ts';
 
 /** The fetch the client uses (Node passes one that presents client certificates). */

@@ -19,6 +19,8 @@ export interface EtcdKVOptions extends EtcdClientOptions {
   probeTimeoutMs?: number;
   /** `--lease-reuse-duration-seconds` (default 60). */
   leaseReuseDurationSeconds?: number;
+  /** A watch quiet this long probes etcd and ends with an error when it does not answer (default 30 s). */
+  watchKeepaliveMs?: number;
 }
 
 interface RangeResponse {
@@ -51,6 +53,7 @@ export class EtcdKV implements KV {
   readonly client: EtcdGatewayClient;
   private readonly healthKey: string;
   private readonly probeTimeoutMs: number;
+  private readonly watchKeepaliveMs: number;
   private readonly leases: LeaseManager;
   private readonly watches = new Set<AbortController>();
   private compacted = 0;
@@ -60,6 +63,7 @@ export class EtcdKV implements KV {
     this.client = new EtcdGatewayClient(opts);
     this.healthKey = opts.healthKey ?? '/registry/health';
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 2000;
+    this.watchKeepaliveMs = opts.watchKeepaliveMs ?? 30_000;
     this.leases = new LeaseManager(async (ttl) => {
       const r = await this.call<{ ID?: string }>('/v3/lease/grant', { TTL: String(ttl) });
       if (!r.ID) throw new Error('etcd: lease grant returned no ID');
@@ -155,8 +159,28 @@ export class EtcdKV implements KV {
       prev_kv: true,
     };
     if (opts.progressNotify) req.progress_notify = true;
+    // Keepalive (upstream's gRPC keepalive: 30 s, 10 s timeout): a watch quiet for an interval
+    // probes etcd; when the probe fails, the watch ends with that error instead of waiting on a
+    // connection that may be dead without a FIN.
+    let quiet = false;
+    let failure: unknown;
+    const keepalive = setInterval(() => {
+      if (!quiet) {
+        quiet = true;
+        return;
+      }
+      this.readinessCheck().then(
+        () => {},
+        (err: unknown) => {
+          failure = err;
+          ctl.abort(err);
+        },
+      );
+    }, this.watchKeepaliveMs);
+    (keepalive as { unref?: () => void }).unref?.();
     try {
       for await (const res of this.client.watchStream(req, ctl.signal) as AsyncGenerator<RawWatchResult>) {
+        quiet = false;
         if (res.canceled) {
           if (this.closed && !opts.signal.aborted) throw new Error('etcd client is closed');
           const compactRev = Number(res.compact_revision ?? 0);
@@ -181,8 +205,10 @@ export class EtcdKV implements KV {
         yield { revision: events[events.length - 1]!.kv.modRevision, events };
       }
       // The stream only ends quietly when our signal was aborted.
+      if (failure !== undefined && !opts.signal.aborted) throw failure;
       if (this.closed && !opts.signal.aborted) throw new Error('etcd client is closed');
     } finally {
+      clearInterval(keepalive);
       opts.signal.removeEventListener('abort', onAbort);
       this.watches.delete(ctl);
       ctl.abort();

@@ -68,7 +68,8 @@ function unescapeValue(v: string): string {
   for (let i = 0; i < v.length; i++) {
     const c = v[i]!;
     if (c !== '\\') {
-      if (c === '=' || c === ',' || c === '!') throw new FieldSelectorParseError(`invalid field selector: unescaped character ${c}`);
+      if (c === '=' || c === ',' || c === '!')
+        throw new FieldSelectorParseError(`invalid field selector: unescaped character ${c}`);
       out += c;
       continue;
     }
@@ -127,5 +128,9 @@ export function parseFieldSelector(selector: string): FieldSelector {
 
 /** fields.SelectorFromSet / OneTermEqualSelector. */
 export function fieldSelectorFromSet(set: Fields): FieldSelector {
-  return new FieldSelector(Object.keys(set).sort().map((k) => ({ field: k, operator: '=' as const, value: set[k]! })));
+  return new FieldSelector(
+    Object.keys(set)
+      .sort()
+      .map((k) => ({ field: k, operator: '=' as const, value: set[k]! })),
+  );
 }

@@ -34,7 +34,8 @@ export class LabelSelector {
   requiresExactMatch(label: string): string | undefined {
     for (const r of this.requirements) {
       if (r.key !== label) continue;
-      if ((r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1) return r.values[0];
+      if ((r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1)
+        return r.values[0];
       return undefined;
     }
     return undefined;
@@ -106,20 +107,24 @@ function newRequirement(key: string, op: Operator, values: string[]): Requiremen
   switch (op) {
     case 'in':
     case 'notin':
-      if (!values.length) errs.push(invalid(Path.of('values'), values, "for 'in', 'notin' operators, values set can't be empty"));
+      if (!values.length)
+        errs.push(invalid(Path.of('values'), values, "for 'in', 'notin' operators, values set can't be empty"));
       break;
     case '=':
     case '==':
     case '!=':
-      if (values.length !== 1) errs.push(invalid(Path.of('values'), values, 'exact-match compatibility requires one single value'));
+      if (values.length !== 1)
+        errs.push(invalid(Path.of('values'), values, 'exact-match compatibility requires one single value'));
       break;
     case 'exists':
     case '!':
-      if (values.length) errs.push(invalid(Path.of('values'), values, 'values set must be empty for exists and does not exist'));
+      if (values.length)
+        errs.push(invalid(Path.of('values'), values, 'values set must be empty for exists and does not exist'));
       break;
     case 'gt':
     case 'lt':
-      if (values.length !== 1) errs.push(invalid(Path.of('values'), values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      if (values.length !== 1)
+        errs.push(invalid(Path.of('values'), values, "for 'Gt', 'Lt' operators, exactly one value is required"));
       values.forEach((v, i) => {
         if (!/^[+-]?\d+$/.test(v)) {
           errs.push(invalid(Path.of('values').index(i), v, "for 'Gt', 'Lt' operators, the value must be an integer"));
@@ -209,13 +214,22 @@ export function parseLabelSelector(selector: string): LabelSelector {
     if (t.tok !== 'id') throw new SelectorParseError(`found '${t.lit}', expected: identifier`);
     const key = t.lit;
     const keyErrs = validateQualifiedName(key);
-    if (keyErrs.length) // A nil field path prints as <nil> in upstream's message.
+    if (keyErrs.length)
+      // A nil field path prints as <nil> in upstream's message.
       throw new SelectorParseError(new FieldError('FieldValueInvalid', '<nil>', key, keyErrs.join('; ')).toString());
     const next = look(true).tok;
     if (next === 'eos' || next === ',') return newRequirement(key, op === '!' ? '!' : 'exists', []);
     if (op === '!') return newRequirement(key, '!', []);
     const o = consume(false);
-    const opMap: Partial<Record<Tok, Operator>> = { in: 'in', '=': '=', '==': '==', '>': 'gt', '<': 'lt', notin: 'notin', '!=': '!=' };
+    const opMap: Partial<Record<Tok, Operator>> = {
+      in: 'in',
+      '=': '=',
+      '==': '==',
+      '>': 'gt',
+      '<': 'lt',
+      notin: 'notin',
+      '!=': '!=',
+    };
     const operator = opMap[o.tok];
     if (!operator) throw new SelectorParseError(`found '${o.lit}', expected: ${binaryOperators.join(', ')}`);
     let values: Set<string>;
@@ -273,7 +287,8 @@ export function parseLabelSelector(selector: string): LabelSelector {
       if (after.tok === 'eos') break;
       if (after.tok === ',') {
         const t2 = look(true);
-        if (t2.tok !== 'id' && t2.tok !== '!') throw new SelectorParseError(`found '${t2.lit}', expected: identifier after ','`);
+        if (t2.tok !== 'id' && t2.tok !== '!')
+          throw new SelectorParseError(`found '${t2.lit}', expected: identifier after ','`);
         continue;
       }
       throw new SelectorParseError(`found '${after.lit}', expected: ',' or 'end of string'`);

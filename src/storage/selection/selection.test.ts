@@ -30,10 +30,19 @@ test('label selectors: upstream error messages', () => {
   assert.equal(msg('a,'), "found '', expected: identifier after ','");
   assert.equal(msg('=a'), "found '=', expected: !, identifier, or 'end of string'");
   assert.equal(msg('a in (b'), "unable to parse requirement: found '', expected: ',' or ')'");
-  assert.equal(msg('x>a'), `unable to parse requirement: values[0]: Invalid value: "a": for 'Gt', 'Lt' operators, the value must be an integer`);
+  assert.equal(
+    msg('x>a'),
+    `unable to parse requirement: values[0]: Invalid value: "a": for 'Gt', 'Lt' operators, the value must be an integer`,
+  );
   assert.match(msg('a=b c'), /^found 'c', expected: ',' or 'end of string'$/);
-  assert.match(msg('-a=b'), /^unable to parse requirement: <nil>: Invalid value: "-a": name part must consist of alphanumeric characters/);
-  assert.match(msg('a=-b'), /^unable to parse requirement: values\[0\]\[a\]: Invalid value: "-b": a valid label must be an empty string/);
+  assert.match(
+    msg('-a=b'),
+    /^unable to parse requirement: <nil>: Invalid value: "-a": name part must consist of alphanumeric characters/,
+  );
+  assert.match(
+    msg('a=-b'),
+    /^unable to parse requirement: values\[0\]\[a\]: Invalid value: "-b": a valid label must be an empty string/,
+  );
 });
 
 test('field selectors: operators, escapes, errors', () => {
@@ -43,5 +52,7 @@ test('field selectors: operators, escapes, errors', () => {
   assert.equal(f.requiresExactMatch('metadata.name'), 'a,b');
   assert.equal(f.toString(), 'metadata.name=a\\,b,status.phase!=Running');
   assert.equal(parseFieldSelector('a==b').matches({ a: 'b' }), true);
-  assert.throws(() => parseFieldSelector('nonsense'), { message: "invalid selector: 'nonsense'; can't understand 'nonsense'" });
+  assert.throws(() => parseFieldSelector('nonsense'), {
+    message: "invalid selector: 'nonsense'; can't understand 'nonsense'",
+  });
 });

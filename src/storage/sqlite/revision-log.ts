@@ -49,6 +49,11 @@ export interface RevisionLogOptions {
   ttlSweepMs?: number;
   /** Events a slow watcher may have queued before it goes back to reading the table. */
   watchQueueLimit?: number;
+  /**
+   * WAL checkpoint (TRUNCATE) interval where the driver has a WAL, besides the one after each
+   * compaction, so the WAL file shrinks back even when compaction is off; 0 disables. Default 5 min.
+   */
+  checkpointIntervalMs?: number;
 }
 
 export const DEFAULT_COMPACT_MIN_RETAIN = 1000;
@@ -102,7 +107,8 @@ const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 function validTTL(ttl: number | undefined): number {
   if (ttl === undefined || ttl === 0) return 0;
-  if (!Number.isSafeInteger(ttl) || ttl < 0 || ttl > MAX_TTL_SECONDS) throw new RangeError(`invalid ttlSeconds: ${ttl}`);
+  if (!Number.isSafeInteger(ttl) || ttl < 0 || ttl > MAX_TTL_SECONDS)
+    throw new RangeError(`invalid ttlSeconds: ${ttl}`);
   return ttl;
 }
 
@@ -126,6 +132,7 @@ export class RevisionLog implements KV, WatchSource {
   /** Keys with a TTL: key → [modRevision, expiry (ms since epoch)]. */
   private readonly ttl = new Map<string, [number, number]>();
   private ttlTimer: ReturnType<typeof setTimeout> | undefined;
+  private checkpointTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(db: SQLDriver, opts: RevisionLogOptions = {}) {
     this.db = db;
@@ -157,6 +164,12 @@ export class RevisionLog implements KV, WatchSource {
       this.ttl.set(String(r.name), [numberOf(r.id), now + numberOf(r.lease) * 1000]);
     }
     this.armTTL();
+    const every = opts.checkpointIntervalMs ?? 300_000;
+    if (db.checkpoint && every > 0) {
+      const t = setInterval(() => this.checkpoint(), every);
+      (t as { unref?: () => void }).unref?.();
+      this.checkpointTimer = t;
+    }
   }
 
   // --- reads ---
@@ -257,7 +270,9 @@ export class RevisionLog implements KV, WatchSource {
 
   private failed(key: string): TxnResult {
     const row = this.latest(key);
-    return row && !row.deleted ? { succeeded: false, revision: this.rev, kv: toKV(row) } : { succeeded: false, revision: this.rev };
+    return row && !row.deleted
+      ? { succeeded: false, revision: this.rev, kv: toKV(row) }
+      : { succeeded: false, revision: this.rev };
   }
 
   async create(key: string, value: Uint8Array, opts: { ttlSeconds?: number } = {}): Promise<TxnResult> {
@@ -275,7 +290,12 @@ export class RevisionLog implements KV, WatchSource {
     return { succeeded: true, revision: id };
   }
 
-  async update(key: string, value: Uint8Array, expectedRevision: number, opts: { ttlSeconds?: number } = {}): Promise<TxnResult> {
+  async update(
+    key: string,
+    value: Uint8Array,
+    expectedRevision: number,
+    opts: { ttlSeconds?: number } = {},
+  ): Promise<TxnResult> {
     if (expectedRevision === 0) return this.create(key, value, opts);
     this.ensureOpen();
     this.checkValue(key, value);
@@ -354,7 +374,8 @@ export class RevisionLog implements KV, WatchSource {
   watch(prefix: string, opts: WatchOptions): AsyncIterable<WatchResponse> {
     return {
       [Symbol.asyncIterator]: () => {
-        if (!(opts.startRevision >= 1)) throw new RangeError(`watch startRevision must be ≥ 1, got ${opts.startRevision}`);
+        if (!(opts.startRevision >= 1))
+          throw new RangeError(`watch startRevision must be ≥ 1, got ${opts.startRevision}`);
         const w = new Watcher(this, {
           prefix,
           startRevision: opts.startRevision,
@@ -441,10 +462,14 @@ export class RevisionLog implements KV, WatchSource {
     this.checkpoint();
   }
 
-  /** PRAGMA wal_checkpoint(TRUNCATE) where the driver has a WAL (after compaction, and on close). */
+  /** PRAGMA wal_checkpoint(TRUNCATE) where the driver has a WAL (after compaction, periodically, on close). */
   checkpoint(): void {
     if (this.closed) return;
-    this.db.checkpoint?.();
+    try {
+      this.db.checkpoint?.();
+    } catch {
+      // SQLITE_BUSY with a reader on another connection: the next checkpoint catches up.
+    }
   }
 
   /** Database size in bytes, where the driver can tell. */
@@ -459,6 +484,7 @@ export class RevisionLog implements KV, WatchSource {
     this.closed = true;
     if (this.ttlTimer !== undefined) clearTimeout(this.ttlTimer);
     this.ttlTimer = undefined;
+    if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
     const err = new Error('storage engine is closed');
     for (const w of [...this.watchers]) w.fail(err);
     this.watchers.clear();

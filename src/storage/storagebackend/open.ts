@@ -8,6 +8,8 @@ import type { Logger } from '../../util/logger.ts';
 import { EtcdKV } from '../etcd3/kv.ts';
 import { MemoryKV } from '../memory/kv.ts';
 import { EtcdCompactor } from '../etcd3/compactor.ts';
+import { Compactor } from '../compactor.ts';
+import { StorageFactory } from '../factory.ts';
 import type { EtcdFetch } from '../etcd3/client.ts';
 import type { StorageBackendConfig } from './config.ts';
 
@@ -32,13 +34,18 @@ export interface StoragePlatform {
   openMemory?: () => KV;
 }
 
-/** An opened backend: the engine, and its background work (the compactor). */
+/**
+ * An opened backend (upstream's StorageFactory + RESTOptionsGetter in spirit): the engine, the
+ * storage.Interface of each resource over it, and its background work (the compactor).
+ */
 export interface StorageBackend {
   readonly config: StorageBackendConfig;
   readonly kv: KV;
-  /** Starts background work (the etcd compactor); idempotent. */
+  /** `factory.forResource({ groupResource })`: the store under `--etcd-prefix`, below the watch cache unless `--watch-cache=false`. */
+  readonly factory: StorageFactory;
+  /** Starts background work (the compactor); idempotent. */
   start(): void;
-  /** Stops background work and closes the engine. */
+  /** Stops background work and every watch cache, then closes the engine. */
   close(): Promise<void>;
 }
 
@@ -56,19 +63,60 @@ export function validateTLSFiles(t: StorageBackendConfig['transport']): string |
 
 export async function openStorageBackend(config: StorageBackendConfig, platform: StoragePlatform, ctx: OpenContext): Promise<StorageBackend> {
   const own = await platform.openKV?.(config);
-  if (own) return simpleBackend(config, own);
+  if (own) return backend(config, own, generalCompactor(own, config, ctx));
   switch (config.type) {
-    case 'memory':
-      return simpleBackend(config, platform.openMemory?.() ?? new MemoryKV());
+    case 'memory': {
+      const kv = platform.openMemory?.() ?? new MemoryKV();
+      return backend(config, kv, generalCompactor(kv, config, ctx));
+    }
     case 'sqlite': {
       if (!platform.openSQLite) {
         throw new Error('--storage-backend=sqlite: this platform provides no SQLite binding; use --etcd-servers or --storage-backend=memory');
       }
-      return simpleBackend(config, await platform.openSQLite(config.sqlitePath));
+      const kv = await platform.openSQLite(config.sqlitePath);
+      return backend(config, kv, generalCompactor(kv, config, ctx));
     }
     case 'etcd3':
       return openEtcd(config, platform, ctx);
   }
+}
+
+interface Background {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** The compactor of an engine that is this server's alone: compact to the previous tick's revision. */
+function generalCompactor(kv: KV, config: StorageBackendConfig, ctx: OpenContext): Background {
+  return new Compactor(kv, {
+    intervalMs: config.compactionIntervalMs,
+    onError: (err) => ctx.logger.error('storage: compact failed', { err: err instanceof Error ? err.message : String(err) }),
+    onCompact: (rev) => ctx.logger.info('storage: compacted', { rev }, 4),
+  });
+}
+
+function backend(config: StorageBackendConfig, kv: KV, compactor: Background): StorageBackend {
+  const factory = new StorageFactory({ kv, prefix: config.prefix, watchCache: config.enableWatchCache });
+  let started = false;
+  let closed: Promise<void> | undefined;
+  return {
+    config,
+    kv,
+    factory,
+    start() {
+      if (started) return;
+      started = true;
+      compactor.start();
+    },
+    close() {
+      closed ??= (async () => {
+        await compactor.stop();
+        factory.destroy();
+        await kv.close();
+      })();
+      return closed;
+    },
+  };
 }
 
 async function openEtcd(config: StorageBackendConfig, platform: StoragePlatform, ctx: OpenContext): Promise<StorageBackend> {
@@ -93,25 +141,9 @@ async function openEtcd(config: StorageBackendConfig, platform: StoragePlatform,
     probeTimeoutMs: Math.max(config.healthcheckTimeoutMs, config.readycheckTimeoutMs) || 2000,
     leaseReuseDurationSeconds: config.leaseReuseDurationSeconds,
   });
+  // Several apiservers may share this etcd: upstream's compact_rev_key protocol picks one per interval.
   const compactor = new EtcdCompactor(kv, { intervalMs: config.compactionIntervalMs, logger: ctx.logger });
-  let started = false;
-  return {
-    config,
-    kv,
-    start() {
-      if (started) return;
-      started = true;
-      compactor.start();
-    },
-    async close() {
-      await compactor.stop();
-      await kv.close();
-    },
-  };
-}
-
-function simpleBackend(config: StorageBackendConfig, kv: KV): StorageBackend {
-  return { config, kv, start() {}, close: () => kv.close() };
+  return backend(config, kv, { start: () => void compactor.start(), stop: () => compactor.stop() });
 }
 
 /** Go's path.Join for absolute paths: `/`, `/registry`, `health` → `/registry/health`. */

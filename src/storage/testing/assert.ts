@@ -94,6 +94,10 @@ export async function within<T>(p: Promise<T>, ms: number, what: string): Promis
 
 /** A prefix no other case uses, so the cases can share one engine. */
 export function uniquePrefix(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40);
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 40);
   return `/conformance/${slug}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}/`;
 }

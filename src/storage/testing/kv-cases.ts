@@ -30,8 +30,8 @@ export class WatchCollector {
     this.loop = (async () => {
       try {
         for await (const r of it) {
-    this.responses.push(r);
-    this.notify();
+          this.responses.push(r);
+          this.notify();
         }
       } catch (err) {
         this.error = err;
@@ -192,17 +192,29 @@ export const kvCases: KVCase[] = [
     await put(kv, p + 'ns2/z', 'outside');
     await put(kv, p.slice(0, -1) + 'x', 'outside the prefix');
     const all = await kv.list(p + 'ns/');
-    deepEq(all.kvs.map((x) => x.key.slice(p.length)), ['ns/a', 'ns/b', 'ns/c', 'ns/d', 'ns/e']);
+    deepEq(
+      all.kvs.map((x) => x.key.slice(p.length)),
+      ['ns/a', 'ns/b', 'ns/c', 'ns/d', 'ns/e'],
+    );
     equal(all.count, 5);
     equal(all.revision, await kv.currentRevision(), 'list revision is the current one');
     const page = await kv.list(p + 'ns/', { limit: 2 });
-    deepEq(page.kvs.map((x) => s(x.value)), ['a', 'b']);
+    deepEq(
+      page.kvs.map((x) => s(x.value)),
+      ['a', 'b'],
+    );
     equal(page.count, 5, 'count covers the whole range');
     const next = await kv.list(p + 'ns/', { limit: 2, startKey: p + 'ns/b\x00' });
-    deepEq(next.kvs.map((x) => s(x.value)), ['c', 'd']);
+    deepEq(
+      next.kvs.map((x) => s(x.value)),
+      ['c', 'd'],
+    );
     equal(next.count, 3, 'count from startKey to the prefix end');
     const last = await kv.list(p + 'ns/', { limit: 2, startKey: p + 'ns/d\x00' });
-    deepEq(last.kvs.map((x) => s(x.value)), ['e']);
+    deepEq(
+      last.kvs.map((x) => s(x.value)),
+      ['e'],
+    );
     equal(last.count, 1);
     const whole = await kv.list(p);
     equal(whole.count, 6, 'the prefix with a trailing slash excludes its sibling');
@@ -223,12 +235,22 @@ export const kvCases: KVCase[] = [
     await kv.delete(p + 'b', cur.kv.modRevision);
     const at = await kv.list(p, { revision: r });
     equal(at.revision, r, 'the list revision is the requested one');
-    deepEq(at.kvs.map((x) => `${x.key.slice(p.length)}=${s(x.value)}`), ['a=a1', 'b=b1']);
+    deepEq(
+      at.kvs.map((x) => `${x.key.slice(p.length)}=${s(x.value)}`),
+      ['a=a1', 'b=b1'],
+    );
     equal(at.count, 2);
     const paged = await kv.list(p, { revision: r, limit: 1, startKey: p + 'a\x00' });
-    deepEq(paged.kvs.map((x) => s(x.value)), ['b1'], 'paging at a past revision');
+    deepEq(
+      paged.kvs.map((x) => s(x.value)),
+      ['b1'],
+      'paging at a past revision',
+    );
     const now = await kv.list(p);
-    deepEq(now.kvs.map((x) => `${x.key.slice(p.length)}=${s(x.value)}`), ['a=a2', 'c=c1']);
+    deepEq(
+      now.kvs.map((x) => `${x.key.slice(p.length)}=${s(x.value)}`),
+      ['a=a2', 'c=c1'],
+    );
   }),
   kvCase('future revision: get and list reject with FutureRevisionError', async (kv, p) => {
     await put(kv, p + 'a', 'x');
@@ -258,7 +280,10 @@ export const kvCases: KVCase[] = [
     equal(w.events.length, 0, 'no events from a compacted watch');
     // The latest state is intact, and so is history above the compacted revision.
     const at3 = await kv.list(p, { revision: r3 });
-    deepEq(at3.kvs.map((x) => s(x.value)), ['a2', 'b1']);
+    deepEq(
+      at3.kvs.map((x) => s(x.value)),
+      ['a2', 'b1'],
+    );
     const latest = await kv.get(p + 'a');
     equal(s(latest.kv?.value), 'a2');
     const w2 = new WatchCollector(kv, p, r3);
@@ -276,7 +301,10 @@ export const kvCases: KVCase[] = [
     equal((await kv.get(p + 'gone')).kv, undefined, 'deleted key stays deleted');
     equal(s((await kv.get(p + 'kept')).kv?.value), 'y');
     const l = await kv.list(p);
-    deepEq(l.kvs.map((x) => x.key.slice(p.length)), ['kept']);
+    deepEq(
+      l.kvs.map((x) => x.key.slice(p.length)),
+      ['kept'],
+    );
     const c = await kv.create(p + 'gone', b('new'));
     ok(c.succeeded, 'a compacted-away key can be created again');
   }),
@@ -304,25 +332,34 @@ export const kvCases: KVCase[] = [
     equal(evs[1]!.prevKv?.modRevision, r1, 'prevKv modRevision');
     equal(evs.length, 3, 'nothing outside the prefix');
   }),
-  kvCase('watch from the next revision delivers only new events; from a middle revision skips older ones', async (kv, p) => {
-    await put(kv, p + 'a', 'old');
-    const r2 = await put(kv, p + 'b', 'mid');
-    const now = await kv.currentRevision();
-    const live = new WatchCollector(kv, p, now + 1);
-    const mid = new WatchCollector(kv, p, r2);
-    const r3 = await put(kv, p + 'c', 'new');
-    const evs = await live.waitEvents(1);
-    equal(s(evs[0]!.kv.value), 'new');
-    equal(evs[0]!.kv.modRevision, r3);
-    const mids = await mid.waitEvents(2);
-    deepEq(mids.map((e) => s(e.kv.value)), ['mid', 'new']);
-    await put(kv, p + 'd', 'later');
-    await live.waitEvents(2);
-    deepEq(live.events.map((e) => s(e.kv.value)), ['new', 'later']);
-    await live.stop();
-    await mid.stop();
-    equal(live.error, undefined, 'stopping a watch is not an error');
-  }),
+  kvCase(
+    'watch from the next revision delivers only new events; from a middle revision skips older ones',
+    async (kv, p) => {
+      await put(kv, p + 'a', 'old');
+      const r2 = await put(kv, p + 'b', 'mid');
+      const now = await kv.currentRevision();
+      const live = new WatchCollector(kv, p, now + 1);
+      const mid = new WatchCollector(kv, p, r2);
+      const r3 = await put(kv, p + 'c', 'new');
+      const evs = await live.waitEvents(1);
+      equal(s(evs[0]!.kv.value), 'new');
+      equal(evs[0]!.kv.modRevision, r3);
+      const mids = await mid.waitEvents(2);
+      deepEq(
+        mids.map((e) => s(e.kv.value)),
+        ['mid', 'new'],
+      );
+      await put(kv, p + 'd', 'later');
+      await live.waitEvents(2);
+      deepEq(
+        live.events.map((e) => s(e.kv.value)),
+        ['new', 'later'],
+      );
+      await live.stop();
+      await mid.stop();
+      equal(live.error, undefined, 'stopping a watch is not an error');
+    },
+  ),
   kvCase('watch from a future revision waits for it', async (kv, p) => {
     const now = await kv.currentRevision();
     const w = new WatchCollector(kv, p, now + 3);
@@ -368,7 +405,7 @@ export const kvCases: KVCase[] = [
     const writers = 10;
     const perWriter = 5;
     const inc = async () => {
-      for (let done = 0; done < perWriter; ) {
+      for (let done = 0; done < perWriter;) {
         const g = await kv.get(p + 'counter');
         const n = Number(s(g.kv!.value));
         const u = await kv.update(p + 'counter', b(String(n + 1)), g.kv!.modRevision);
@@ -387,7 +424,11 @@ export const kvCases: KVCase[] = [
       ok(evs[i]!.kv.modRevision > evs[i - 1]!.kv.modRevision, `event ${i} after event ${i - 1}`);
     }
     const counterValues = evs.filter((e) => e.kv.key === p + 'counter').map((e) => Number(s(e.kv.value)));
-    deepEq(counterValues, Array.from({ length: writers * perWriter + 1 }, (_, i) => i), 'counter values in order');
+    deepEq(
+      counterValues,
+      Array.from({ length: writers * perWriter + 1 }, (_, i) => i),
+      'counter values in order',
+    );
     const list = await kv.list(p);
     equal(list.count, 21);
     await w.stop();
