@@ -8,7 +8,7 @@ import { complete, newConfig, newServer, newEmptyDelegate, notFoundHandler, type
 import { discardLogger } from '../src/util/logger.ts';
 import { AuthenticationOptions } from '../src/server/options/authentication.ts';
 import { FlagSet } from '../src/server/options/flags.ts';
-import { MemoryFileSystem } from '../src/server/options/filesystem.ts';
+import { MemoryFileSystem } from '../src/util/filesystem.ts';
 import { mintServiceAccountToken } from '../src/authentication/serviceaccount.ts';
 
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });

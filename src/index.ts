@@ -6,14 +6,16 @@ export {
   newConfig,
   complete,
   newServer,
-  basicLongRunningRequestCheck,
-  kubeLongRunningRequestCheck,
   type Config,
   type CompletedConfig,
-  type LongRunningRequestCheck,
 } from './server/config.ts';
+export {
+  basicLongRunningRequestCheck,
+  kubeLongRunningRequestCheck,
+  type LongRunningRequestCheck,
+} from './endpoints/request/longrunning.ts';
 /** kube-apiserver's start-up path from flag strings: the CLI and every edge adapter use it. */
-export { buildServerFromFlags, OptionsValidationError, type BuildServerOptions, type BuiltServer } from './server/build.ts';
+export { buildServerFromFlags, OptionsValidationError, type BuildServerOptions, type BuiltServer } from './app/build.ts';
 /** One server per isolate from env/bindings or code (what every edge adapter uses). */
 export {
   EdgeServer,
@@ -23,7 +25,7 @@ export {
   startWithoutListener,
   LayeredFileSystem,
   type EdgeSettings,
-} from './server/edge.ts';
+} from './app/edge.ts';
 /** A kube-apiserver flag string (from one env var) → argv. */
 export { splitArgs, ArgsSyntaxError } from './server/options/args.ts';
 export { ServerOptions, aggregateErrors, type OptionsGroup, type ApplyContext } from './server/options/options.ts';
@@ -40,8 +42,9 @@ export {
   type RunOptions,
 } from './server/genericapiserver.ts';
 /** The director, API routes (Hono) and the non-API mux. */
-export { APIServerHandler, type APIEnv } from './server/handler.ts';
-export { PathRecorderMux } from './server/mux.ts';
+export { APIServerHandler } from './server/handler.ts';
+export type { APIEnv, RouteContainer, RouteTarget } from './server/mux/container.ts';
+export { PathRecorderMux } from './server/mux/pathrecorder.ts';
 /** DefaultBuildHandlerChain: wrap any handler in upstream's filter order. */
 export { buildHandlerChain } from './server/chain.ts';
 export { LifecycleSignal, LifecycleSignals } from './server/lifecycle.ts';
@@ -71,7 +74,7 @@ export {
 } from './endpoints/responsewriters/status.ts';
 /** Flags with kube-apiserver syntax. */
 export { FlagSet, Flag, FlagError, HelpRequested } from './server/options/flags.ts';
-export { MemoryFileSystem, type FileSystem } from './server/options/filesystem.ts';
+export { MemoryFileSystem, type FileSystem } from './util/filesystem.ts';
 /** Secure serving options and what a listener needs (certificate code loads lazily, see dynamiccertificates/). */
 export { SecureServingOptions, type SecureServingInfo, type NamedCertKey } from './server/options/serving.ts';
 export { LogsOptions } from './server/options/logs.ts';
@@ -90,6 +93,8 @@ export { withAuthentication, unauthorized } from './filters/authentication.ts';
 /** The chain's non-security filters, each usable alone (honoMiddleware turns one into Hono middleware). */
 export { honoMiddleware, type FilterEnv } from './filters/middleware.ts';
 export { withAuditInit } from './filters/audit-init.ts';
+export { withAudit } from './filters/audit.ts';
+export { withFailedAuthenticationAudit } from './filters/failed-authentication-audit.ts';
 export { withPanicRecovery, ErrAbortHandler, AbortHandlerError } from './filters/panic-recovery.ts';
 export { withRequestReceivedTimestamp } from './filters/request-received-time.ts';
 export { withRequestInfo, newRequestInfoResolver } from './filters/requestinfo.ts';
@@ -103,7 +108,8 @@ export { withWatchTerminationDuringShutdown, serverShutdownSignalFrom } from './
 export { withWaitGroup } from './filters/waitgroup.ts';
 export { withRequestDeadline } from './filters/request-deadline.ts';
 export { withTimeoutForNonLongRunningRequests } from './filters/timeout.ts';
-export { withWarningRecorder, addWarning } from './filters/warning.ts';
+export { withWarningRecorder } from './filters/warning.ts';
+export { addWarning } from './endpoints/request/warning.ts';
 export { withCORS } from './filters/cors.ts';
 export { withMaxInFlightLimit } from './filters/maxinflight.ts';
 export { withMuxAndDiscoveryComplete } from './filters/mux-discovery-complete.ts';
@@ -148,14 +154,18 @@ export { withAuthorization } from './filters/authorization.ts';
 export { withImpersonation } from './filters/impersonation.ts';
 export { AuthorizationOptions } from './server/options/authorization.ts';
 /** Discovery and the built-in review APIs. */
-export { installAPIGroup, installDiscovery, type APIGroupInfo, type APIResource } from './server/routes/discovery.ts';
+export { installAPIGroup, installDiscovery, type APIGroupInfo, type APIResource } from './endpoints/discovery/discovery.ts';
 export { installReviewAPIs } from './apis/install.ts';
 export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
 export { parseGoDuration, formatGoDuration } from './util/duration.ts';
 /** Auditing (k8s.io/apiserver/pkg/audit): policy, events, backends, and what handlers call to enrich events. */
 export { loadPolicyFromBytes, loadPolicyFromFile, newPolicyRuleEvaluator, fixedPolicyRuleEvaluator, type Policy, type PolicyRule, type PolicyRuleEvaluator } from './audit/policy.ts';
 export { LogBackend, stdoutAuditWriter, type AuditWriter, type AuditLogOpener, type AuditLogFileOptions } from './audit/log.ts';
-export { WebhookBackend, loadWebhookKubeconfig, type WebhookFetchFactory, type WebhookTLSConfig } from './audit/webhook.ts';
+export { WebhookBackend } from './audit/webhook.ts';
+/** The webhook toolkit every webhook uses (k8s.io/apiserver/pkg/util/webhook). */
+export { loadWebhookKubeconfig, parseKubeconfig, KubeconfigError, type WebhookClientConfig, type WebhookTLSConfig } from './util/webhook/kubeconfig.ts';
+export { WebhookClient, type WebhookFetchFactory, type FetchFunction } from './util/webhook/client.ts';
+export { defaultRetryBackoff, withExponentialBackoff, type Backoff } from './util/webhook/backoff.ts';
 export { BufferedBackend, type BatchConfig } from './audit/buffered.ts';
 export { unionBackends, IgnoreErrorsBackend } from './audit/union.ts';
 export { AuditMetrics } from './audit/metrics.ts';

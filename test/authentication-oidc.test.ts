@@ -9,11 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { buildServerFromFlags } from '../src/server/build.ts';
-import { MemoryFileSystem } from '../src/server/options/filesystem.ts';
+import { buildServerFromFlags } from '../src/app/build.ts';
+import { MemoryFileSystem } from '../src/util/filesystem.ts';
 import { discardLogger } from '../src/util/logger.ts';
 import { makeCA, makeCert } from '../src/authentication/testing.ts';
-import { nodeAuditWebhookFetch } from '../adapters/node/audit-webhook-fetch.ts';
+import { nodeWebhookFetch } from '../adapters/node/webhook-fetch.ts';
 
 const ca = await makeCA('CN=oidc-ca');
 const serving = await makeCert(ca, 'CN=127.0.0.1', { eku: ['1.3.6.1.5.5.7.3.1'], ips: ['127.0.0.1'] });
@@ -42,7 +42,7 @@ async function serverWith(args: string[], files: Record<string, string>) {
   const { server: s } = await buildServerFromFlags([...args, '--authorization-mode=AlwaysAllow', '--anonymous-auth=false'], {
     fileSystem: new MemoryFileSystem(files),
     logger: discardLogger,
-    auditWebhookFetch: nodeAuditWebhookFetch,
+    webhookFetch: nodeWebhookFetch,
     configure: (c) => {
       c.routeInstallers.push((srv) => srv.handler.nonGoRestfulMux.handle('/whoami', (ctx) => {
         seen = ctx.user;

@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildServerFromFlags } from '../src/server/build.ts';
+import { buildServerFromFlags } from '../src/app/build.ts';
 import { generateSelfSignedCertKey } from '../src/server/dynamiccertificates/generate.ts';
 import { discardLogger } from '../src/util/logger.ts';
 import { NodeFileSystem } from '../adapters/node/fs.ts';
-import { nodeAuditWebhookFetch } from '../adapters/node/audit-webhook-fetch.ts';
+import { nodeWebhookFetch } from '../adapters/node/webhook-fetch.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-authz-webhook-'));
 const pair = await generateSelfSignedCertKey({ host: '127.0.0.1', alternateIPs: [], alternateDNS: ['localhost'] });
@@ -55,7 +55,7 @@ current-context: hook
       '--authorization-webhook-cache-authorized-ttl=0s',
       '--authorization-webhook-cache-unauthorized-ttl=0s',
     ],
-    { logger: discardLogger, fileSystem: new NodeFileSystem(), auditWebhookFetch: nodeAuditWebhookFetch },
+    { logger: discardLogger, fileSystem: new NodeFileSystem(), webhookFetch: nodeWebhookFetch },
   );
   const get = (path: string) => server.fetch(new Request(`https://127.0.0.1${path}`, { headers: { authorization: 'Bearer alice-token' } }));
   let r = await server.fetch(

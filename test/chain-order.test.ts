@@ -11,7 +11,7 @@ import type { Attributes, Authorizer } from '../src/authorization/authorizer.ts'
 import type { AuditBackend, AuditEvent } from '../src/audit/types.ts';
 import { fixedPolicyRuleEvaluator } from '../src/audit/policy.ts';
 import { discardLogger } from '../src/util/logger.ts';
-import { addWarning } from '../src/filters/warning.ts';
+import { addWarning } from '../src/endpoints/request/warning.ts';
 
 interface Harness {
   server: GenericAPIServer;

@@ -13,7 +13,7 @@ import { X509Certificate } from 'node:crypto';
 import { parse as parseYAML } from 'yaml';
 import { main } from '../adapters/node/cli.ts';
 import { chooseHostInterface } from '../adapters/node/host-interface.ts';
-import { decodeEnvelope, decodeMessage } from '../src/apis/protobuf.ts';
+import { decodeEnvelope, decodeMessage } from '../src/util/protobuf.ts';
 import { rawRequest, startServer, type ParityServer } from './parity-server.ts';
 
 const hostIP = chooseHostInterface();

@@ -4,7 +4,7 @@
 // APISERVER_V, APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port. SIGTERM/SIGINT start
 // the graceful shutdown; a second signal exits at once.
 
-import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/server/edge.ts';
+import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/app/edge.ts';
 import { serve } from './index.ts';
 
 declare const Bun: { env: Record<string, string | undefined> };

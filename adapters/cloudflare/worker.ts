@@ -23,7 +23,7 @@ import {
   mergeSettings,
   settingsFromEnv,
   type EdgeSettings,
-} from '../../src/server/edge.ts';
+} from '../../src/app/edge.ts';
 import { durableObjectKV, type StoreNamespace } from './store-client.ts';
 
 /** The Durable Object binding of the storage engine (wrangler.toml). */

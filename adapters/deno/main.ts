@@ -4,7 +4,7 @@
 // APISERVER_CLIENT_CERT_HEADER; PORT overrides --secure-port (platforms that assign one).
 // SIGTERM/SIGINT start the graceful shutdown (as the Node CLI); a second signal exits at once.
 
-import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/server/edge.ts';
+import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/app/edge.ts';
 import { serve } from './mod.ts';
 
 declare const Deno: {

@@ -10,10 +10,10 @@
 
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { buildProcessServer, runUntilListening, type ProcessServeSettings } from '../../src/server/edge.ts';
-import type { BuiltServer } from '../../src/server/build.ts';
+import { buildProcessServer, runUntilListening, type ProcessServeSettings } from '../../src/app/edge.ts';
+import type { BuiltServer } from '../../src/app/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
-import type { FileSystem } from '../../src/server/options/filesystem.ts';
+import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
 
 // The slice of the Deno namespace used here (the repo type-checks with Node's types).

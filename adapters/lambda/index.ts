@@ -14,8 +14,8 @@ import { Hono } from 'hono';
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { pemCertificatesToDER, takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/server/edge.ts';
-import type { FileSystem } from '../../src/server/options/filesystem.ts';
+import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/app/edge.ts';
+import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
 
 /** The deployment package's files, read as the Node adapter reads them (Lambda runs Node). */

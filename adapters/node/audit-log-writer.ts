@@ -14,27 +14,9 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { AuditLogFileOptions, AuditWriter } from '../../src/audit/log.ts';
+import { goPathError } from '../../src/util/go.ts';
 
 const megabyte = 1024 * 1024;
-
-const goErrno: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOSPC: 'no space left on device',
-  EISDIR: 'is a directory',
-  ENOTDIR: 'not a directory',
-  EROFS: 'read-only file system',
-  EDQUOT: 'disk quota exceeded',
-  EIO: 'input/output error',
-};
-
-/** A Node fs error in Go's wording (`open /x: permission denied`). */
-function goError(op: string, file: string, err: unknown): Error {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  const text = (code && goErrno[code]) ?? (err instanceof Error ? err.message : String(err));
-  return new Error(`${op} ${file}: ${text}`);
-}
 
 function pad(n: number, w = 2): string {
   return String(n).padStart(w, '0');
@@ -89,13 +71,13 @@ export class AuditLogFile implements AuditWriter {
     } catch (err) {
       // Go's MkdirAll reports an existing non-directory as ENOTDIR.
       const e = (err as NodeJS.ErrnoException).code === 'EEXIST' ? Object.assign(new Error(), { code: 'ENOTDIR' }) : err;
-      throw new Error(`ensureLogFile: ${goError('mkdir', path.dirname(this.filename), e).message}`);
+      throw new Error(`ensureLogFile: ${goPathError('mkdir', path.dirname(this.filename), e).message}`);
     }
     try {
       const h = await fsp.open(this.filename, 'a+', 0o600);
       await h.close();
     } catch (err) {
-      throw new Error(`ensureLogFile: ${goError('open', this.filename, err).message}`);
+      throw new Error(`ensureLogFile: ${goPathError('open', this.filename, err).message}`);
     }
   }
 
@@ -142,7 +124,7 @@ export class AuditLogFile implements AuditWriter {
       this.handle = await fsp.open(this.filename, 'a', 0o600);
       this.size = st?.size ?? 0;
     } catch (err) {
-      throw goError('open', this.filename, err);
+      throw goPathError('open', this.filename, err);
     }
   }
 
@@ -159,7 +141,7 @@ export class AuditLogFile implements AuditWriter {
         off += bytesWritten;
       }
     } catch (err) {
-      throw goError('write', this.filename, err);
+      throw goPathError('write', this.filename, err);
     } finally {
       this.size += off;
     }
@@ -178,13 +160,13 @@ export class AuditLogFile implements AuditWriter {
     try {
       await fsp.rename(this.filename, backup);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw goError('rename', this.filename, err);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw goPathError('rename', this.filename, err);
     }
     try {
       this.handle = await fsp.open(this.filename, 'w', 0o600);
       this.size = 0;
     } catch (err) {
-      throw goError('open', this.filename, err);
+      throw goPathError('open', this.filename, err);
     }
     this.mill = this.mill.then(() => this.millRun()).catch(() => {});
   }

@@ -5,7 +5,7 @@
 
 import { chooseHostInterface } from './host-interface.ts';
 import { pathToFileURL } from 'node:url';
-import { buildServerFromFlags, type BuiltServer } from '../../src/server/build.ts';
+import { buildServerFromFlags, type BuiltServer } from '../../src/app/build.ts';
 import { registerNodeProcessMetrics } from './process-metrics.ts';
 import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
 import { ServerOptions } from '../../src/server/options/options.ts';
@@ -14,7 +14,7 @@ import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeFileSystem } from './fs.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
-import { nodeAuditWebhookFetch } from './audit-webhook-fetch.ts';
+import { nodeWebhookFetch } from './webhook-fetch.ts';
 import { openAuditLogFile } from './audit-log-writer.ts';
 import { nodeStoragePlatform } from './storage.ts';
 
@@ -98,7 +98,7 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
       servesTLS: true,
       chooseHostInterface: () => chooseHostInterface(),
       // TLS-capable fetch for kubeconfig/CA-based clients (audit and token webhooks, OIDC issuers' certificateAuthority).
-      auditWebhookFetch: nodeAuditWebhookFetch,
+      webhookFetch: nodeWebhookFetch,
       openAuditLog: openAuditLogFile,
       storage: nodeStoragePlatform(),
       configure: async (c) => {

@@ -5,29 +5,15 @@
 import { mkdir, readFile, readdir, rename, rm, writeFile, chmod } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { FileSystem } from '../../src/server/options/filesystem.ts';
-
-/** Go-style `open <path>: <reason>` messages, as os.ReadFile errors read. */
-export function goFileError(op: string, path: string, err: unknown): Error {
-  const e = err as NodeJS.ErrnoException;
-  const reason: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EACCES: 'permission denied',
-    EISDIR: 'is a directory',
-    ENOTDIR: 'not a directory',
-    EROFS: 'read-only file system',
-    ENOSPC: 'no space left on device',
-    EEXIST: 'file exists',
-  };
-  return new Error(`${op} ${path}: ${(e.code && reason[e.code]) ?? e.message}`);
-}
+import type { FileSystem } from '../../src/util/filesystem.ts';
+import { goPathError } from '../../src/util/go.ts';
 
 export class NodeFileSystem implements FileSystem {
   async readFile(path: string): Promise<Uint8Array> {
     try {
       return new Uint8Array(await readFile(path));
     } catch (err) {
-      throw goFileError((err as NodeJS.ErrnoException).code === 'EISDIR' ? 'read' : 'open', path, err);
+      throw goPathError((err as NodeJS.ErrnoException).code === 'EISDIR' ? 'read' : 'open', path, err);
     }
   }
 
@@ -63,7 +49,7 @@ export class NodeFileSystem implements FileSystem {
       await rename(tmp, path);
     } catch (err) {
       await rm(tmp, { force: true }).catch(() => {});
-      throw goFileError('open', path, err);
+      throw goPathError('open', path, err);
     }
   }
 
@@ -71,7 +57,7 @@ export class NodeFileSystem implements FileSystem {
     try {
       await mkdir(path, { recursive: true, mode });
     } catch (err) {
-      throw goFileError('mkdir', path, err);
+      throw goPathError('mkdir', path, err);
     }
   }
 

@@ -4,12 +4,12 @@ import { complete, newConfig } from '../server/config.ts';
 import { newServer } from '../server/config.ts';
 import { newEmptyDelegate, notFoundHandler, type GenericAPIServer } from '../server/genericapiserver.ts';
 import { discardLogger } from '../util/logger.ts';
-import { MemoryFileSystem } from '../server/options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import { ServerOptions } from '../server/options/options.ts';
 import { AuthorizationOptions } from '../server/options/authorization.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from '../authentication/authenticator.ts';
-import { decodeMessage, encodeEnvelope, encodeMessage, decodeEnvelope, objectMetaSchema } from './protobuf.ts';
-import { installAPIGroup } from '../server/routes/discovery.ts';
+import { decodeMessage, encodeEnvelope, encodeMessage, decodeEnvelope, objectMetaSchema } from '../util/protobuf.ts';
+import { installAPIGroup } from '../endpoints/discovery/discovery.ts';
 
 // Bearer <name> → that user; `root` is in system:masters; no header → anonymous.
 const testAuthenticator: RequestAuthenticator = {

@@ -5,10 +5,10 @@ import { Hono } from 'hono';
 import { newRequestContext, type RequestContext, type UserInfo } from '../endpoints/request/context.ts';
 import { StatusError, newBadRequest, newInternalError } from '../endpoints/responsewriters/status.ts';
 import { intersectAudiences, withAudiences, type RequestAuthenticator } from '../authentication/authenticator.ts';
-import type { APIEnv } from '../server/handler.ts';
-import type { APIGroupInfo } from '../server/routes/discovery.ts';
+import type { APIEnv } from '../server/mux/container.ts';
+import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
 import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo } from './decode.ts';
-import { selfSubjectReviewSchema, tokenReviewSchema } from './protobuf.ts';
+import { selfSubjectReviewSchema, tokenReviewSchema } from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 
 export const authenticationGroup = 'authentication.k8s.io';

@@ -6,10 +6,10 @@ import { Hono } from 'hono';
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import { StatusError, newBadRequest, type Status, type StatusCause } from '../endpoints/responsewriters/status.ts';
 import type { Attributes, Authorizer, RuleResolver } from '../authorization/authorizer.ts';
-import type { APIEnv } from '../server/handler.ts';
-import type { APIGroupInfo } from '../server/routes/discovery.ts';
+import type { APIEnv } from '../server/mux/container.ts';
+import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
 import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo, type KnownFields } from './decode.ts';
-import { flattenExtra, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from './protobuf.ts';
+import { flattenExtra, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 
 export const authorizationGroup = 'authorization.k8s.io';

@@ -7,8 +7,8 @@ import { parse as parseYAML } from 'yaml';
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { StatusError, newBadRequest, type Status } from '../endpoints/responsewriters/status.ts';
 import { writeObjectNegotiated } from '../endpoints/responsewriters/writers.ts';
-import { addWarning } from '../filters/warning.ts';
-import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from './protobuf.ts';
+import { addWarning } from '../endpoints/request/warning.ts';
+import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../util/protobuf.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
 export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };

@@ -1,19 +1,30 @@
 // Installs the built-in API groups this server serves (kube-apiserver's authentication and
 // authorization REST storage) with their discovery documents. A Config.routeInstallers entry.
 
-import type { GenericAPIServer } from '../server/genericapiserver.ts';
-import { installAPIGroup } from '../server/routes/discovery.ts';
-import { withLoopbackToken } from '../filters/authentication.ts';
+import type { RouteTarget } from '../server/mux/container.ts';
+import type { RequestAuthenticator } from '../authentication/authenticator.ts';
+import type { Authorizer, RuleResolver } from '../authorization/authorizer.ts';
+import { installAPIGroup } from '../endpoints/discovery/discovery.ts';
 import { authenticationAPIGroup, authenticationRoutes } from './authentication.ts';
 import { authorizationAPIGroup, authorizationRoutes } from './authorization.ts';
 
-export function installReviewAPIs(server: GenericAPIServer): void {
+/** What the review APIs read from the server's (completed) Config. */
+export interface ReviewAPIsConfig {
+  enableDiscovery: boolean;
+  externalAddress: string;
+  maxRequestBodyBytes: number;
+  /** TokenReview authenticates with it (the loopback token included, as complete() wired it). */
+  authentication: { authenticator?: RequestAuthenticator; apiAudiences: string[] };
+  authorization: { authorizer?: Authorizer; ruleResolver?: RuleResolver };
+}
+
+export function installReviewAPIs(server: RouteTarget<ReviewAPIsConfig>): void {
   const c = server.config;
   installAPIGroup(
     server,
     authenticationAPIGroup,
     authenticationRoutes({
-      authenticator: withLoopbackToken(c),
+      authenticator: c.authentication.authenticator,
       apiAudiences: c.authentication.apiAudiences,
       maxRequestBodyBytes: c.maxRequestBodyBytes,
     }),

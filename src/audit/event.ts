@@ -2,7 +2,8 @@
 // Go's field order with encoding/json's HTML escaping (pkg/apis/audit/v1/types.go), MicroTime, the
 // `legacy` one-line format (pkg/audit/format.go), EventList for webhooks, and utilnet.SourceIPs.
 
-import { goJSON, goQuote, statusObject } from '../endpoints/responsewriters/status.ts';
+import { goJSON, statusObject } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
 import type { AuditEvent, EventUser, ObjectReference } from './types.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPolicyFromBytes, loadPolicyFromFile, newPolicyRuleEvaluator, PolicyError } from './policy.ts';
-import { MemoryFileSystem } from '../server/options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import type { Attributes } from '../authorization/authorizer.ts';
 import type { Logger } from '../util/logger.ts';
 

@@ -7,8 +7,8 @@
 
 import { parseDocument } from 'yaml';
 import type { Attributes } from '../authorization/authorizer.ts';
-import { goQuote } from '../endpoints/responsewriters/status.ts';
-import type { FileSystem } from '../server/options/filesystem.ts';
+import { goQuote } from '../util/go.ts';
+import type { FileSystem } from '../util/filesystem.ts';
 import type { Logger } from '../util/logger.ts';
 import { levels, stages, type Level, type RequestAuditConfig, type Stage } from './types.ts';
 

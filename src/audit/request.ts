@@ -6,7 +6,7 @@ import type { Attributes } from '../authorization/authorizer.ts';
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { RequestInfoFactory, type RequestInfo } from '../endpoints/request/requestinfo.ts';
 import { errorMessage, internalError } from '../endpoints/responsewriters/status.ts';
-import type { CompletedConfig } from '../server/config.ts';
+import { KlogLogger, type Logger } from '../util/logger.ts';
 import {
   addAuditAnnotation,
   auditContextFrom,
@@ -20,9 +20,9 @@ import {
   setEventResponseStatusCode,
   type AuditContext,
 } from './context.ts';
-import { AuditMetrics } from './metrics.ts';
+import { AuditMetrics, type AuditMetricCounters } from './metrics.ts';
 import type { PolicyRuleEvaluator } from './policy.ts';
-import type { AuditBackend, AuditSink } from './types.ts';
+import type { AuditBackend, AuditConfig, AuditSink } from './types.ts';
 
 /** Annotation set when a body was too big to capture (as the truncate plugin marks events). */
 export const truncatedAnnotation = 'audit.k8s.io/truncated';
@@ -36,18 +36,32 @@ export interface AuditDeps {
   requestInfoFactory: RequestInfoFactory;
 }
 
-export function auditDeps(c: CompletedConfig): AuditDeps | undefined {
+/**
+ * What the audit filters read, under the server Config's field names (a CompletedConfig fits).
+ * Only `audit` is required for auditing to happen; the rest has upstream's defaults.
+ */
+export interface AuditFilterConfig {
+  /** Policy and backend; without both the audit filters are absent (return `next`). */
+  audit?: AuditConfig;
+  /** The server's counters that apiserver_audit_* also feed (APIServerMetrics). */
+  metrics?: AuditMetricCounters;
+  /** Default body-capture limit when `audit.maxCapturedBodyBytes` is unset (default 3 MiB). */
+  maxRequestBodyBytes?: number;
+  /** Default `['/api']`. */
+  legacyAPIGroupPrefixes?: readonly string[];
+  logger?: Logger;
+}
+
+export function auditDeps(c: AuditFilterConfig): AuditDeps | undefined {
   const a = c.audit;
   if (!a?.backend || !a.policyRuleEvaluator) return undefined;
+  const legacy = (c.legacyAPIGroupPrefixes ?? ['/api']).map((p) => p.replace(/^\/+|\/+$/g, ''));
   return {
     backend: a.backend,
     policy: a.policyRuleEvaluator,
     metrics: a.metrics ?? new AuditMetrics().bind(c.metrics),
     maxBody: a.maxCapturedBodyBytes ?? (c.maxRequestBodyBytes || 3 * 1024 * 1024),
-    requestInfoFactory: new RequestInfoFactory({
-      apiPrefixes: ['apis', ...c.legacyAPIGroupPrefixes.map((p) => p.replace(/^\/+|\/+$/g, ''))],
-      grouplessAPIPrefixes: c.legacyAPIGroupPrefixes.map((p) => p.replace(/^\/+|\/+$/g, '')),
-    }),
+    requestInfoFactory: new RequestInfoFactory({ apiPrefixes: ['apis', ...legacy], grouplessAPIPrefixes: legacy }),
   };
 }
 
@@ -107,15 +121,20 @@ export function auditInternalError(ctx: RequestContext, message: string): Respon
  * response written outside WithAudit as one `ResponseStarted` event whose responseStatus
  * carries `message` and the written code.
  */
-export function withOutOfBandAudit(failedHandler: Handler, c: CompletedConfig, message: (ctx: RequestContext) => string): Handler {
+export function withOutOfBandAudit(
+  failedHandler: Handler,
+  c: AuditFilterConfig,
+  message: (ctx: RequestContext) => string,
+): Handler {
   const d = auditDeps(c);
   if (!d) return failedHandler;
+  const logger = c.logger ?? new KlogLogger();
   return async (ctx) => {
     let ac: AuditContext;
     try {
       ac = evaluatePolicyAndCreateAuditEvent(ctx, d);
     } catch (err) {
-      c.logger.error(`failed to create audit event: ${errorMessage(err)}`);
+      logger.error(`failed to create audit event: ${errorMessage(err)}`);
       return auditInternalError(ctx, 'failed to create audit event');
     }
     if (!auditEnabled(ac)) return failedHandler(ctx);

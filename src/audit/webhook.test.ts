@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { serve, type ServerType } from '@hono/node-server';
 import { BufferedBackend, type BatchConfig } from './buffered.ts';
-import { loadWebhookKubeconfig, WebhookBackend, type WebhookClientConfig } from './webhook.ts';
+import { WebhookBackend } from './webhook.ts';
+import { loadWebhookKubeconfig, type WebhookClientConfig } from '../util/webhook/kubeconfig.ts';
 import { AuditMetrics } from './metrics.ts';
-import { MemoryFileSystem } from '../server/options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import type { AuditEvent } from './types.ts';
 import type { Logger } from '../util/logger.ts';
 

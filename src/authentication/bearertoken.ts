@@ -2,7 +2,7 @@
 
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator, type TokenAuthenticator } from './authenticator.ts';
-import { addWarning } from '../filters/warning.ts';
+import { addWarning } from '../endpoints/request/warning.ts';
 import { headerValues } from './headers.ts';
 
 export const invalidTokenError = 'invalid bearer token';

@@ -1,7 +1,7 @@
 // Service-account issuer discovery (pkg/serviceaccount/openidmetadata.go and
 // routes/openidmetadata.go): GET /.well-known/openid-configuration and GET /openid/v1/jwks.
 
-import type { GenericAPIServer } from '../server/genericapiserver.ts';
+import type { RouteTarget } from '../server/mux/container.ts';
 import type { PublicKeyEntry } from './keys.ts';
 
 export const openIDConfigPath = '/.well-known/openid-configuration';
@@ -53,7 +53,7 @@ function publicJWK(k: PublicKeyEntry): Record<string, string> {
 }
 
 /** A Config.routeInstallers entry serving both documents. */
-export function openIDMetadataInstaller(md: OpenIDMetadata): (server: GenericAPIServer) => void {
+export function openIDMetadataInstaller(md: OpenIDMetadata): (server: RouteTarget) => void {
   return (server) => {
     const h = server.handler;
     h.registerWebService(openIDConfigPath);

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { loadWebhookKubeconfig, WebhookTokenAuthenticator } from './webhook.ts';
+import { WebhookTokenAuthenticator } from './webhook.ts';
+import { loadWebhookKubeconfig } from '../util/webhook/kubeconfig.ts';
 import { CachedTokenAuthenticator } from './cache.ts';
-import { MemoryFileSystem } from '../server/options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 
 const seen: unknown[] = [];
 let failures = 0;

@@ -5,11 +5,9 @@
 import type { UserInfo } from '../endpoints/request/context.ts';
 import { intersectAudiences, type AuthenticatorResponse, type TokenAuthenticator } from './authenticator.ts';
 import type { Fetch } from './jwt.ts';
-import type { WebhookClientConfig } from '../audit/webhook.ts';
-
-// The kubeconfig is read with the audit webhook's loader (same clientcmd subset):
-// loadWebhookKubeconfig(fileSystem, path) → { server, authorization, tls }.
-export { loadWebhookKubeconfig, type WebhookClientConfig } from '../audit/webhook.ts';
+import { withExponentialBackoff } from '../util/webhook/backoff.ts';
+import { WebhookClient, WebhookRequestError } from '../util/webhook/client.ts';
+import type { WebhookClientConfig } from '../util/webhook/kubeconfig.ts';
 
 export interface WebhookTokenAuthenticatorOptions {
   client: WebhookClientConfig;
@@ -32,10 +30,16 @@ interface TokenReviewStatus {
   error?: string;
 }
 
+/** A status the token review is retried on (the server may answer later). */
+class RetriableStatus extends Error {}
+
 export class WebhookTokenAuthenticator implements TokenAuthenticator {
-  private readonly o: Required<Omit<WebhookTokenAuthenticatorOptions, 'fetch'>> & { fetch: Fetch };
+  private readonly o: Required<Omit<WebhookTokenAuthenticatorOptions, 'fetch'>>;
+  private readonly client: WebhookClient;
   constructor(o: WebhookTokenAuthenticatorOptions) {
-    this.o = { version: 'v1', implicitAudiences: [], retryInitial: 500, retrySteps: 5, timeout: 30_000, fetch: (i, init) => fetch(i, init), ...o };
+    this.o = { version: 'v1', implicitAudiences: [], retryInitial: 500, retrySteps: 5, timeout: 30_000, ...o };
+    const f = o.fetch;
+    this.client = new WebhookClient(o.client, { requestTimeout: this.o.timeout, ...(f ? { fetch: (i, init) => f(i, init) } : {}) });
   }
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
@@ -68,39 +72,31 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   }
 
   private async review(body: string): Promise<TokenReviewStatus> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
-    if (this.o.client.authorization) headers.authorization = this.o.client.authorization;
-    let delay = this.o.retryInitial;
-    let lastErr: Error | undefined;
-    for (let step = 0; step < this.o.retrySteps; step++) {
-      if (step > 0) {
-        await new Promise((r) => setTimeout(r, delay * (1 + Math.random() * 0.2)));
-        delay *= 1.5;
-      }
-      let res: Response;
-      try {
-        res = await this.o.fetch(this.o.client.server, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.o.timeout) });
-      } catch (err) {
-        lastErr = new Error(`Post ${JSON.stringify(this.o.client.server)}: ${(err as Error).message}`);
-        continue; // connection errors are retried
-      }
-      if (res.status >= 500 || res.status === 429) {
-        await res.body?.cancel();
-        lastErr = new Error(`the server responded with status ${res.status}`);
-        continue;
-      }
-      if (res.status < 200 || res.status > 299) {
-        await res.body?.cancel();
-        throw new Error(`webhook token authentication failed: the server responded with status ${res.status}`);
-      }
-      let review: { status?: TokenReviewStatus };
-      try {
-        review = (await res.json()) as typeof review;
-      } catch (err) {
-        throw new Error(`webhook token authentication failed: decoding TokenReview: ${(err as Error).message}`);
-      }
-      return review.status ?? {};
+    const backoff = { duration: this.o.retryInitial, factor: 1.5, jitter: 0.2, steps: this.o.retrySteps };
+    let res;
+    try {
+      // Connection errors, 429 and 5xx are retried; other answers are final.
+      res = await withExponentialBackoff(
+        backoff,
+        async () => {
+          const r = await this.client.post(body);
+          if (r.status >= 500 || r.status === 429) throw new RetriableStatus(`the server responded with status ${r.status}`);
+          return r;
+        },
+        (err) => err instanceof WebhookRequestError || err instanceof RetriableStatus,
+      );
+    } catch (err) {
+      throw new Error(`webhook token authentication failed: ${(err as Error).message}`);
     }
-    throw new Error(`webhook token authentication failed: ${lastErr?.message ?? 'unknown error'}`);
+    if (res.status < 200 || res.status > 299) {
+      throw new Error(`webhook token authentication failed: the server responded with status ${res.status}`);
+    }
+    let review: { status?: TokenReviewStatus };
+    try {
+      review = JSON.parse(res.text) as typeof review;
+    } catch (err) {
+      throw new Error(`webhook token authentication failed: decoding TokenReview: ${(err as Error).message}`);
+    }
+    return review.status ?? {};
   }
 }

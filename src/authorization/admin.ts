@@ -8,7 +8,7 @@ import { parse as parseYAML, stringify as toYAML } from 'yaml';
 import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from '../authentication/authenticator.ts';
 import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { unionBeforeAnonymous } from '../authentication/union.ts';
-import type { FileSystem } from '../server/options/filesystem.ts';
+import type { FileSystem } from '../util/filesystem.ts';
 
 export const adminUserName = 'kubernetes-admin';
 export const adminKubeconfigName = 'admin.kubeconfig';

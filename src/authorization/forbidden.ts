@@ -1,7 +1,8 @@
 // responsewriters.Forbidden / ForbiddenStatusError and apierrors.NewForbidden, byte-for-byte.
 // Upstream: endpoints/handlers/responsewriters/errors.go, apimachinery/pkg/api/errors/errors.go.
 
-import { goQuote, htmlSanitize, respondWithError, type Status } from '../endpoints/responsewriters/status.ts';
+import { htmlSanitize, respondWithError, type Status } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
 import type { Attributes } from './authorizer.ts';
 
 /** forbiddenMessage: `User "<u>" cannot <verb> …` (Go %q quoting, verb unquoted). */

@@ -42,7 +42,7 @@ await new Promise<void>((r) => server.once('listening', () => r()));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/authorize`;
 after(() => server.close());
 
-const fastBackoff = { durationMs: 5, factor: 1, jitter: 0, steps: 3 };
+const fastBackoff = { duration: 5, factor: 1, jitter: 0, steps: 3 };
 const attrs = (verb = 'get') =>
   attributes({ verb, isResourceRequest: true, namespace: 'ns', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', subresource: 'scale', name: 'web', user: { name: 'alice', uid: 'u1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a'] } } });
 
@@ -68,7 +68,7 @@ current-context: c
 });
 
 test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 and v1beta1)', async () => {
-  const w = new WebhookAuthorizer({ client: { server: url, token: 't' }, version: 'v1', retryBackoff: fastBackoff, authorizedTTL: 0, unauthorizedTTL: 0 });
+  const w = new WebhookAuthorizer({ client: { server: url, authorization: 'Bearer t', tls: {} }, version: 'v1', retryBackoff: fastBackoff, authorizedTTL: 0, unauthorizedTTL: 0 });
   seen.length = 0;
   mode = 'allow';
   assert.deepEqual(await w.authorize(attrs()), { decision: 'Allow', reason: 'hook says yes' });
@@ -115,7 +115,7 @@ test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 an
 });
 
 test('failures: 500 is retried then NoOpinion + error; garbage and 4xx are not retried; timeout', async () => {
-  const w = new WebhookAuthorizer({ client: { server: url }, retryBackoff: fastBackoff, requestTimeout: 100, authorizedTTL: 0, unauthorizedTTL: 0 });
+  const w = new WebhookAuthorizer({ client: { server: url, tls: {} }, retryBackoff: fastBackoff, requestTimeout: 100, authorizedTTL: 0, unauthorizedTTL: 0 });
   seen.length = 0;
   mode = '500';
   let r = await w.authorize(attrs());
@@ -139,7 +139,7 @@ test('failures: 500 is retried then NoOpinion + error; garbage and 4xx are not r
   assert.equal(r.error?.message, `Post "${url}": context deadline exceeded`);
   assert.ok(Date.now() - t0 < 2000);
   // failurePolicy Deny.
-  const deny = new WebhookAuthorizer({ client: { server: 'http://127.0.0.1:1/' }, retryBackoff: { ...fastBackoff, steps: 1 }, decisionOnError: 'Deny' });
+  const deny = new WebhookAuthorizer({ client: { server: 'http://127.0.0.1:1/', tls: {} }, retryBackoff: { ...fastBackoff, steps: 1 }, decisionOnError: 'Deny' });
   r = await deny.authorize(attrs());
   assert.equal(r.decision, 'Deny');
   assert.match(r.error!.message, /^Post "http:\/\/127\.0\.0\.1:1\/": /);
@@ -147,7 +147,7 @@ test('failures: 500 is retried then NoOpinion + error; garbage and 4xx are not r
 
 test('cache: authorized and unauthorized TTLs, keyed by the spec', async () => {
   let now = 1_000_000;
-  const w = new WebhookAuthorizer({ client: { server: url }, retryBackoff: fastBackoff, authorizedTTL: 60_000, unauthorizedTTL: 5_000, now: () => now });
+  const w = new WebhookAuthorizer({ client: { server: url, tls: {} }, retryBackoff: fastBackoff, authorizedTTL: 60_000, unauthorizedTTL: 5_000, now: () => now });
   seen.length = 0;
   mode = 'allow';
   await w.authorize(attrs('get'));

@@ -3,18 +3,19 @@
 // denied TTLs), retries with upstream's backoff, and on failure returns NoOpinion with the
 // error (so the chain answers 500 unless another authorizer allows).
 
-import { parse as parseYAML } from 'yaml';
 import type { UserInfo } from '../endpoints/request/context.ts';
 import { parseFieldSelector } from '../endpoints/request/requestinfo.ts';
 import type { Attributes, AuthorizationResult, AuthorizerWithRules, RulesResult } from './authorizer.ts';
+import { decodeBase64Text } from '../util/base64.ts';
+import { defaultRetryBackoff, withExponentialBackoff, type Backoff } from '../util/webhook/backoff.ts';
+import { WebhookClient, WebhookRequestError, type WebhookFetchFactory } from '../util/webhook/client.ts';
+import { parseKubeconfig, type WebhookClientConfig } from '../util/webhook/kubeconfig.ts';
 
-/** What the webhook's kubeconfig says about how to reach it. */
-export interface WebhookClientConfig {
+/** The flat view parseWebhookKubeconfig returns (before the shared WebhookClientConfig). */
+export interface WebhookKubeconfigFields {
   server: string;
-  /** PEM of `certificate-authority` / `certificate-authority-data`. */
   caData?: string;
   insecureSkipTLSVerify?: boolean;
-  /** PEM client certificate and key (`client-certificate(-data)`, `client-key(-data)`). */
   clientCertData?: string;
   clientKeyData?: string;
   token?: string;
@@ -23,71 +24,39 @@ export interface WebhookClientConfig {
 }
 
 /**
- * Makes the fetch used to reach a webhook. The default is the runtime's global fetch, which
- * cannot take a private CA or client certificate; the Node adapter supplies one that can.
+ * @deprecated Use loadWebhookKubeconfig (src/util/webhook/kubeconfig.ts), which follows clientcmd.
+ * Kept for its callers: without a current context it falls back to the first context, which
+ * clientcmd does not do.
  */
-export type WebhookFetchFactory = (config: WebhookClientConfig) => typeof fetch;
-
-export const defaultWebhookFetch: WebhookFetchFactory = () => fetch;
-
-function b64decode(s: string): string {
-  return new TextDecoder().decode(Uint8Array.from(atob(s.replace(/\s+/g, '')), (c) => c.charCodeAt(0)));
-}
-
-/**
- * Parses a webhook kubeconfig (clientcmd): the current context, or the first context, or the
- * first cluster and user. `readFile` resolves file references relative to the kubeconfig.
- */
-export async function parseWebhookKubeconfig(text: string, file: string, readFile: (path: string) => Promise<string>): Promise<WebhookClientConfig> {
-  let doc: unknown;
+export async function parseWebhookKubeconfig(
+  text: string,
+  file: string,
+  readFile: (path: string) => Promise<string>,
+): Promise<WebhookKubeconfigFields> {
+  let c: WebhookClientConfig;
   try {
-    doc = parseYAML(text);
+    c = await parseKubeconfig(text, file, readFile, { firstContextFallback: true });
   } catch (err) {
-    throw new Error(`invalid configuration: ${file}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    const m = err instanceof Error ? err.message : String(err);
+    throw new Error(m.startsWith('error loading config file') ? `invalid configuration: ${file}: ${m.replace(/^.*?: yaml: /, '')}` : m);
   }
-  const o = (doc ?? {}) as Record<string, unknown>;
-  const list = (k: string) => (Array.isArray(o[k]) ? (o[k] as Record<string, unknown>[]) : []);
-  const clusters = list('clusters');
-  const users = list('users');
-  const contexts = list('contexts');
-  const currentName = typeof o['current-context'] === 'string' ? o['current-context'] : '';
-  const ctx = ((contexts.find((c) => c.name === currentName) ?? contexts[0])?.context ?? {}) as Record<string, unknown>;
-  const cluster = ((ctx.cluster ? clusters.find((c) => c.name === ctx.cluster) : clusters[0])?.cluster ?? undefined) as Record<string, unknown> | undefined;
-  const user = ((ctx.user ? users.find((u) => u.name === ctx.user) : users[0])?.user ?? {}) as Record<string, unknown>;
-  if (!cluster || typeof cluster.server !== 'string' || !cluster.server) {
-    throw new Error(`invalid configuration: no server found for cluster in ${file}`);
+  const out: WebhookKubeconfigFields = { server: c.server };
+  if (c.tls.caData) out.caData = c.tls.caData;
+  if (c.tls.insecureSkipTLSVerify) out.insecureSkipTLSVerify = true;
+  if (c.tls.certData) out.clientCertData = c.tls.certData;
+  if (c.tls.keyData) out.clientKeyData = c.tls.keyData;
+  const auth = c.authorization ?? '';
+  if (auth.startsWith('Bearer ')) out.token = auth.slice(7);
+  else if (auth.startsWith('Basic ')) {
+    const [username, ...rest] = decodeBase64Text(auth.slice(6)).split(':');
+    out.username = username!;
+    out.password = rest.join(':');
   }
-  const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
-  const resolve = (p: string) => (p.startsWith('/') ? p : dir + p);
-  const pem = async (dataKey: string, fileKey: string, from: Record<string, unknown>) => {
-    if (typeof from[dataKey] === 'string' && from[dataKey]) return b64decode(from[dataKey] as string);
-    if (typeof from[fileKey] === 'string' && from[fileKey]) return readFile(resolve(from[fileKey] as string));
-    return undefined;
-  };
-  const cfg: WebhookClientConfig = { server: cluster.server };
-  const ca = await pem('certificate-authority-data', 'certificate-authority', cluster);
-  if (ca) cfg.caData = ca;
-  if (cluster['insecure-skip-tls-verify'] === true) cfg.insecureSkipTLSVerify = true;
-  const cert = await pem('client-certificate-data', 'client-certificate', user);
-  const key = await pem('client-key-data', 'client-key', user);
-  if (cert) cfg.clientCertData = cert;
-  if (key) cfg.clientKeyData = key;
-  if (typeof user.token === 'string' && user.token) cfg.token = user.token;
-  else if (typeof user.tokenFile === 'string' && user.tokenFile) cfg.token = (await readFile(resolve(user.tokenFile))).trim();
-  if (typeof user.username === 'string') cfg.username = user.username;
-  if (typeof user.password === 'string') cfg.password = user.password;
-  return cfg;
+  return out;
 }
 
-/** wait.Backoff as `--authorization-webhook-*` uses it (DefaultAuthWebhookRetryBackoff). */
-export interface Backoff {
-  durationMs: number;
-  factor: number;
-  jitter: number;
-  steps: number;
-}
-
-export const defaultWebhookRetryBackoff: Backoff = { durationMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+/** DefaultAuthWebhookRetryBackoff: 500ms, factor 1.5, jitter 0.2, 5 steps. */
+export const defaultWebhookRetryBackoff: Backoff = defaultRetryBackoff(500);
 
 export interface WebhookAuthorizerOptions {
   client: WebhookClientConfig;
@@ -102,6 +71,7 @@ export interface WebhookAuthorizerOptions {
   requestTimeout?: number;
   /** Decision when the webhook cannot be reached: NoOpinion (upstream's legacy flags) or Deny. */
   decisionOnError?: 'NoOpinion' | 'Deny';
+  /** A fetch honouring the kubeconfig's TLS material (Platform.webhookFetch); default: the runtime's fetch. */
   fetchFactory?: WebhookFetchFactory;
   /** Injected clock (tests). */
   now?: () => number;
@@ -214,7 +184,7 @@ export function subjectAccessReviewSpec(a: Attributes, version: 'v1' | 'v1beta1'
 
 export class WebhookAuthorizer implements AuthorizerWithRules {
   private readonly o: Required<Omit<WebhookAuthorizerOptions, 'fetchFactory' | 'now'>>;
-  private readonly fetchFn: typeof fetch;
+  private readonly client: WebhookClient;
   private readonly now: () => number;
   private readonly cache = new Map<string, CacheEntry>();
 
@@ -228,7 +198,8 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
       requestTimeout: options.requestTimeout ?? 30_000,
       decisionOnError: options.decisionOnError ?? 'NoOpinion',
     };
-    this.fetchFn = (options.fetchFactory ?? defaultWebhookFetch)(options.client);
+    const f = options.fetchFactory?.(options.client.tls);
+    this.client = new WebhookClient(options.client, { requestTimeout: this.o.requestTimeout, ...(f ? { fetch: f } : {}) });
     this.now = options.now ?? Date.now;
   }
 
@@ -272,46 +243,20 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
   }
 
   private async withRetries(spec: Record<string, unknown>): Promise<SARStatus> {
-    const b = this.o.retryBackoff;
-    let delay = b.durationMs;
-    let lastErr: Error | undefined;
-    for (let attempt = 0; attempt < Math.max(1, b.steps); attempt++) {
-      if (attempt > 0) {
-        const jittered = b.jitter > 0 ? delay + Math.random() * b.jitter * delay : delay;
-        await new Promise((r) => setTimeout(r, jittered));
-        delay *= b.factor;
-      }
-      try {
-        return await this.post(spec);
-      } catch (err) {
-        lastErr = err instanceof Error ? err : new Error(String(err));
-        if (!(err instanceof WebhookError) || !err.retriable) throw lastErr;
-      }
-    }
-    throw lastErr!;
+    return withExponentialBackoff(this.o.retryBackoff, () => this.post(spec), (err) => err instanceof WebhookError && err.retriable);
   }
 
   private async post(spec: Record<string, unknown>): Promise<SARStatus> {
     const apiVersion = `authorization.k8s.io/${this.o.version}`;
     const body = JSON.stringify({ kind: 'SubjectAccessReview', apiVersion, metadata: { creationTimestamp: null }, spec, status: { allowed: false } });
-    const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, */*' });
-    const c = this.o.client;
-    if (c.token) headers.set('authorization', `Bearer ${c.token}`);
-    else if (c.username !== undefined && c.password !== undefined) headers.set('authorization', `Basic ${btoa(`${c.username}:${c.password}`)}`);
-    const signal = AbortSignal.timeout(this.o.requestTimeout);
-    let res: Response;
+    let res;
     try {
-      res = await this.fetchFn(c.server, { method: 'POST', headers, body, signal });
+      res = await this.client.post(body);
     } catch (err) {
-      const msg = signal.aborted ? `context deadline exceeded` : err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-      throw new WebhookError(`Post ${JSON.stringify(c.server)}: ${msg}`, true);
+      if (err instanceof WebhookRequestError) throw new WebhookError(err.message, true);
+      throw err;
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw new WebhookError(`Post ${JSON.stringify(c.server)}: ${signal.aborted ? 'context deadline exceeded' : err instanceof Error ? err.message : String(err)}`, true);
-    }
+    const text = res.text;
     if (res.status < 200 || res.status > 299) {
       const retriable = res.status === 429 || res.status >= 500;
       let message = `an error on the server (${JSON.stringify(text.slice(0, 200))}) has prevented the request from succeeding`;

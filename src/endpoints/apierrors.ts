@@ -3,7 +3,8 @@
 // the field errors of src/util/validation/field.ts.
 
 import { aggregateMessage, statusCauses, type ErrorList } from '../util/validation/field.ts';
-import { errorMessage, goQuote, StatusError, type Status } from './responsewriters/status.ts';
+import { errorMessage, StatusError, type Status } from './responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
 
 /** schema.GroupResource; String() is `resource` or `resource.group`. */
 export interface GroupResource {

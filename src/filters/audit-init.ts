@@ -6,7 +6,12 @@ import type { Handler } from '../endpoints/request/context.ts';
 import { headerValues } from '../authentication/headers.ts';
 
 /**
- * @example app.use(honoMiddleware(withAuditInit, config)) // every response carries Audit-Id
+ * Gives the request its audit ID (the client's `Audit-ID`, else a UUID) and echoes it as `Audit-Id`.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withAuditInit, {}));
+ * ```
  */
 export function withAuditInit(next: Handler, _c?: unknown): Handler {
   return (ctx) => {

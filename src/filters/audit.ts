@@ -3,12 +3,11 @@
 // RequestReceived, then ResponseStarted (long-running requests, when the response starts),
 // ResponseComplete (when the body is done) or Panic (when the handler throws; rethrown).
 // Absent (returns `next`) unless Config.audit has both a policy and a backend.
-//
-//   const config = newConfig({ audit: { policyRuleEvaluator, backend } });
 
 import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import { errorMessage } from '../endpoints/responsewriters/status.ts';
-import type { CompletedConfig } from '../server/config.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
+import { KlogLogger } from '../util/logger.ts';
 import { addAuditAnnotation, auditEnabled, logImpersonatedUser, processEventStage, setEventResponseStatusCode, type AuditContext } from '../audit/context.ts';
 import {
   auditDeps,
@@ -19,16 +18,33 @@ import {
   evaluatePolicyAndCreateAuditEvent,
   flushOnEdge,
   type AuditDeps,
+  type AuditFilterConfig,
 } from '../audit/request.ts';
 import { levelLess, type Stage } from '../audit/types.ts';
 import { latencyTrackersFrom } from './latency-trackers.ts';
 import { formatGoDuration } from '../util/duration.ts';
 
-export function withAudit(next: Handler, c: CompletedConfig): Handler {
+/** What WithAudit reads (the server Config's field names). */
+export interface AuditFilter extends AuditFilterConfig {
+  /** Long-running requests get ResponseStarted when their response starts. */
+  longRunningFunc: LongRunningRequestCheck;
+}
+
+/**
+ * Audits the request with the policy and backend of `c.audit` (absent without both). Runs after
+ * authentication: the policy matches the authenticated user.
+ *
+ * @example
+ * ```ts
+ * const policyRuleEvaluator = newPolicyRuleEvaluator(loadPolicyFromBytes(policyYAML));
+ * app.use(honoMiddleware(withAudit, { audit: { policyRuleEvaluator, backend }, longRunningFunc: kubeLongRunningRequestCheck }));
+ * ```
+ */
+export function withAudit(next: Handler, c: AuditFilter): Handler {
   const d = auditDeps(c);
   if (!d) return next;
   const longRunning = c.longRunningFunc;
-  const logger = c.logger;
+  const logger = c.logger ?? new KlogLogger();
 
   // Blocking backends return a Promise: the request waits until the event is stored.
   const stage = async (ac: AuditContext, s: Stage): Promise<boolean> => processEventStage(ac, s);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withAuthentication, withLoopbackToken } from './authentication.ts';
+import { withAuthentication } from './authentication.ts';
 import { complete, newConfig, type Config } from '../server/config.ts';
 import { newRequestContext, type RequestContext, type Transport } from '../endpoints/request/context.ts';
 import { discardLogger } from '../util/logger.ts';
@@ -182,7 +182,7 @@ test('withLoopbackToken: the error of a rejected bearer token is "invalid bearer
   const authorizer = { authorize: async () => ({ decision: 'allow' as const, reason: '' }) };
   for (const auth of [new AnonymousAuthenticator(), kubeLike(true), kubeLike(false)]) {
     const c = complete(newConfig({ logger: discardLogger, loopbackToken: token, authorization: { authorizer: authorizer as never }, authentication: { apiAudiences: [], authenticator: auth } }));
-    const a = withLoopbackToken(c)!;
+    const a = c.authentication.authenticator!; // complete() put the loopback token first (AuthorizeClientBearerToken)
     const ctx = newRequestContext(new Request('https://tokenreview.invalid/', { headers: { authorization: 'Bearer garbage' } }));
     await assert.rejects(a.authenticateRequest(ctx), (err: Error) => err.message === 'invalid bearer token');
   }

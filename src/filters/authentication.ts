@@ -5,14 +5,12 @@
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { errorNegotiated, newUnauthorized } from '../endpoints/responsewriters/status.ts';
-import type { CompletedConfig } from '../server/config.ts';
 import { withFailedAuthenticationAudit } from './failed-authentication-audit.ts';
+import type { AuditFilterConfig } from '../audit/request.ts';
+import type { Logger } from '../util/logger.ts';
 import { intersectAudiences, withAudiences, type RequestAuthenticator } from '../authentication/authenticator.ts';
-import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
-import { LoopbackTokenAuthenticator } from '../authentication/static-token.ts';
-import { unionBeforeAnonymous } from '../authentication/union.ts';
 import { deleteRequestHeaders } from '../authentication/headers.ts';
-import { requestHeaderNamesToStrip } from '../authentication/requestheader.ts';
+import { requestHeaderNamesToStrip, type RequestHeaderConfig } from '../authentication/requestheader.ts';
 import { allUnauthenticated, anonymousUser } from '../authentication/user.ts';
 
 /** The 401 every authentication failure gets (responsewriters Unauthorized). */
@@ -22,21 +20,36 @@ export function unauthorized(ctx: RequestContext): Response {
   return errorNegotiated(newUnauthorized(), ctx.request, ctx.url);
 }
 
-/**
- * AuthorizeClientBearerToken (k8s.io/apiserver/pkg/server/config.go): with a loopback token
- * and both an authenticator and an authorizer, the loopback token authenticator goes first.
- */
-export function withLoopbackToken(c: CompletedConfig): RequestAuthenticator | undefined {
-  const auth = c.authentication.authenticator;
-  if (!auth || !c.loopbackToken || !c.authorization.authorizer) return auth;
-  // Another token is an error here ("invalid bearer token", as upstream's bearertoken.New over the
-  // token file); its warnings are left to the bearer authenticator of the chain.
-  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(c.loopbackToken), () => {});
-  return unionBeforeAnonymous(loopback, auth);
+/** What WithAuthentication reads (the server Config's field names); audit settings audit a 401. */
+export interface AuthenticationFilterConfig extends AuditFilterConfig {
+  authentication: {
+    /** Undefined: the filter is absent. */
+    authenticator?: RequestAuthenticator;
+    /** `--api-audiences`: a token must be for one of them (empty: any). */
+    apiAudiences: readonly string[];
+    /** Front-proxy headers, stripped from every authenticated request. */
+    requestHeaderConfig?: RequestHeaderConfig;
+  };
+  logger: Logger;
+  /** apiserver_authentication_* (APIServerMetrics). */
+  metrics: AuditFilterConfig['metrics'] & {
+    recordAuthentication(result: 'success' | 'failure' | 'error', seconds: number, username?: string): void;
+  };
 }
 
-export function withAuthentication(next: Handler, c: CompletedConfig): Handler {
-  const auth = withLoopbackToken(c);
+/**
+ * Authenticates the request: the user goes into `ctx.user`, `Authorization` and front-proxy headers
+ * are removed; a failure is the 401 Status.
+ *
+ * @example
+ * ```ts
+ * const tokens = await newTokenFileAuthenticator('token1,alice,uid-1,dev\n', 'tokens.csv');
+ * const authenticator = new UnionAuthenticator([new BearerTokenAuthenticator(tokens)]);
+ * app.use(honoMiddleware(withAuthentication, { authentication: { authenticator, apiAudiences: [] }, logger, metrics }));
+ * ```
+ */
+export function withAuthentication(next: Handler, c: AuthenticationFilterConfig): Handler {
+  const auth = c.authentication.authenticator;
   if (!auth) return next;
   const failed = withFailedAuthenticationAudit(unauthorized, c);
   const apiAuds = c.authentication.apiAudiences;

@@ -8,7 +8,8 @@ import { internalError } from '../endpoints/responsewriters/status.ts';
 import { addAuditAnnotation } from '../audit/context.ts';
 import type { Attributes } from '../authorization/authorizer.ts';
 import { forbidden } from '../authorization/forbidden.ts';
-import type { CompletedConfig } from '../server/config.ts';
+import type { Authorizer } from '../authorization/authorizer.ts';
+import type { Logger } from '../util/logger.ts';
 
 export const decisionAnnotationKey = 'authorization.k8s.io/decision';
 export const reasonAnnotationKey = 'authorization.k8s.io/reason';
@@ -34,7 +35,27 @@ export function getAuthorizerAttributes(ctx: RequestContext): Attributes | Error
   return a;
 }
 
-export function withAuthorization(next: Handler, c: CompletedConfig): Handler {
+/** What WithAuthorization reads (the server Config's field names). */
+export interface AuthorizationFilterConfig {
+  /** Undefined: the filter is absent (authorization disabled). */
+  authorization: { authorizer?: Authorizer };
+  logger: Logger;
+  /** apiserver_authorization_* (APIServerMetrics). */
+  metrics: { recordAuthorization(result: 'allowed' | 'denied' | 'no-opinion' | 'error', seconds: number): void };
+}
+
+/**
+ * Asks the authorizer about the request's user and RequestInfo; Allow → `next`, anything else a 403
+ * (or 500 on an authorizer error). Needs RequestInfo and (usually) a user from earlier filters.
+ *
+ * @example
+ * ```ts
+ * const app = new Hono<FilterEnv>();
+ * app.use(honoMiddleware(withRequestInfo, {}));
+ * app.use(honoMiddleware(withAuthorization, { authorization: { authorizer }, logger, metrics: new APIServerMetrics() }));
+ * ```
+ */
+export function withAuthorization(next: Handler, c: AuthorizationFilterConfig): Handler {
   const authz = c.authorization.authorizer;
   if (!authz) {
     c.logger.info('Authorization is disabled', undefined, 1);

@@ -3,6 +3,14 @@
 
 import type { Handler } from '../endpoints/request/context.ts';
 
+/**
+ * Sets `Cache-Control: no-cache, private` unless the handler set one (the OpenAPI documents keep theirs).
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withCacheControl, {}));
+ * ```
+ */
 export function withCacheControl(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
     if (!ctx.responseHeaders.has('cache-control')) ctx.responseHeaders.set('Cache-Control', 'no-cache, private');

@@ -27,6 +27,15 @@ export function compileOriginPatterns(patterns: readonly string[]): RegExp[] {
   });
 }
 
+/**
+ * Answers CORS preflights and adds the Access-Control-* headers for origins matching one of the
+ * `--cors-allowed-origins` regular expressions; absent when the list is empty.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withCORS, { corsAllowedOrigins: ['^https://dashboard\\.example\\.com$'] }));
+ * ```
+ */
 export function withCORS(next: Handler, c: { corsAllowedOrigins: readonly string[] }): Handler {
   if (!c.corsAllowedOrigins.length) return next;
   const patterns = compileOriginPatterns(c.corsAllowedOrigins);

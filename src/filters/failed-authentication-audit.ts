@@ -5,10 +5,17 @@
 // withFailedRequestAudit (request_deadline.go) is the same for the bad `?timeout=` 400.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
-import { withOutOfBandAudit } from '../audit/request.ts';
+import { withOutOfBandAudit, type AuditFilterConfig } from '../audit/request.ts';
 
-export function withFailedAuthenticationAudit(failedHandler: Handler, c: CompletedConfig): Handler {
+/**
+ * Wraps the 401 handler: with auditing configured, the failure is audited as one ResponseStarted event.
+ *
+ * @example
+ * ```ts
+ * const failed = withFailedAuthenticationAudit(unauthorized, { audit: { policyRuleEvaluator, backend } });
+ * ```
+ */
+export function withFailedAuthenticationAudit(failedHandler: Handler, c: AuditFilterConfig): Handler {
   return withOutOfBandAudit(failedHandler, c, getAuthMethods);
 }
 
@@ -16,7 +23,7 @@ export function withFailedAuthenticationAudit(failedHandler: Handler, c: Complet
  * The request-deadline filter's failed handler: audits its 400 with `message` (the Status
  * message, e.g. `invalid timeout specified in the request URL - …`) as a lone ResponseStarted event.
  */
-export function withFailedRequestAudit(failedHandler: Handler, message: string, c: CompletedConfig): Handler {
+export function withFailedRequestAudit(failedHandler: Handler, message: string, c: AuditFilterConfig): Handler {
   return withOutOfBandAudit(failedHandler, c, () => message);
 }
 

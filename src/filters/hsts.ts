@@ -4,6 +4,14 @@
 
 import type { Handler } from '../endpoints/request/context.ts';
 
+/**
+ * Adds `Strict-Transport-Security` built from `--strict-transport-security-directives`; absent when empty.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withHSTS, { hstsDirectives: ['max-age=31536000', 'includeSubDomains'] }));
+ * ```
+ */
 export function withHSTS(next: Handler, c: { hstsDirectives: readonly string[] }): Handler {
   if (!c.hstsDirectives.length) return next;
   const value = c.hstsDirectives.join('; ');

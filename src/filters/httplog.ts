@@ -39,6 +39,14 @@ export function normalizedVerb(ctx: RequestContext): string {
   return verb;
 }
 
+/**
+ * Logs each request (verb, URI, latency, status, user agent) at klog verbosity 3, as upstream's httplog.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withHTTPLogging, { logger: new KlogLogger(3) }));
+ * ```
+ */
 export function withHTTPLogging(next: Handler, c: { logger: Logger }): Handler {
   const log = (ctx: RequestContext, rl: RespLogger, status: number | undefined) => {
     const t = ctx.transport;

@@ -5,10 +5,10 @@
 
 import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import { internalError, newBadRequest, respondWithError } from '../endpoints/responsewriters/status.ts';
-import { attributes, type Attributes } from '../authorization/authorizer.ts';
+import { attributes, type Attributes, type Authorizer } from '../authorization/authorizer.ts';
 import { forbidden } from '../authorization/forbidden.ts';
 import { deleteRequestHeaders, headerNamesWithPrefix, headerValues } from '../authentication/headers.ts';
-import type { CompletedConfig } from '../server/config.ts';
+import type { Logger } from '../util/logger.ts';
 import { logImpersonatedUser } from '../audit/context.ts';
 
 export const impersonateUserHeader = 'Impersonate-User';
@@ -98,7 +98,23 @@ function hasImpersonationHeaders(ctx: RequestContext): boolean {
   return false;
 }
 
-export function withImpersonation(next: Handler, c: CompletedConfig): Handler {
+/** What WithImpersonation reads (the server Config's field names). */
+export interface ImpersonationFilterConfig {
+  /** Asked `impersonate` for every requested identity; without one every impersonation is forbidden. */
+  authorization: { authorizer?: Authorizer };
+  logger: Logger;
+}
+
+/**
+ * Lets an authorized user act as another (`Impersonate-User`, `-Group`, `-Uid`, `-Extra-*`); runs after
+ * authentication, before authorization.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withImpersonation, { authorization: { authorizer }, logger }));
+ * ```
+ */
+export function withImpersonation(next: Handler, c: ImpersonationFilterConfig): Handler {
   const authz = c.authorization.authorizer;
   const logger = c.logger;
   // Most requests impersonate nobody: they go straight to next, without an async layer

@@ -9,6 +9,15 @@ const key = Symbol('latencyTrackers');
 /** Accumulated milliseconds per tracked stage (`authentication`, `authorization`, `apf_queue_wait` …). */
 export type LatencyTrackers = Map<string, number>;
 
+/**
+ * Gives inner filters a per-request map of stage latencies (authentication, authorization, APF wait …)
+ * that audit annotations and slow-request logs read.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withLatencyTrackers, {}));
+ * ```
+ */
 export function withLatencyTrackers(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
     // `null`: attached, created on first use (most requests never track anything).

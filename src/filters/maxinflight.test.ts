@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withMaxInFlightLimit } from './maxinflight.ts';
-import { kubeLongRunningRequestCheck } from '../server/config.ts';
+import { kubeLongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { serve, testContext } from './testing.ts';
 import type { Handler } from '../endpoints/request/context.ts';
 
@@ -73,7 +73,7 @@ test('WithMaxInFlightLimit: missing RequestInfo is the 500 with the quoted URI',
 });
 
 test('TestMaxInFlightNonMutating / Mutating / SkipsMasters (upstream scenarios)', async () => {
-  const { basicLongRunningRequestCheck } = await import('../server/config.ts');
+  const { basicLongRunningRequestCheck } = await import('../endpoints/request/longrunning.ts');
   const longRunningFunc = basicLongRunningRequestCheck(['watch'], ['proxy']);
   const server = (nonMutating: number, mutating: number) => {
     const pending: (() => void)[] = [];

@@ -6,8 +6,9 @@
 // config.flowControl is set.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import { goQuote, httpError } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import { httpError } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 
 const readOnlyVerbs = new Set(['get', 'list', 'watch']);
 
@@ -33,6 +34,16 @@ export function tooManyRequests(retryAfter = '1'): Response {
   return httpError('Too many requests, please try again later.', 429, { 'Retry-After': retryAfter });
 }
 
+/**
+ * Caps concurrent read-only and mutating requests (long-running ones exempt); a full bucket is the 429.
+ * Used when API Priority and Fairness is off. Needs RequestInfo.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withMaxInFlightLimit, { maxRequestsInFlight: 400, maxMutatingRequestsInFlight: 200,
+ *   longRunningFunc: kubeLongRunningRequestCheck }));
+ * ```
+ */
 export function withMaxInFlightLimit(
   next: Handler,
   c: { maxRequestsInFlight: number; maxMutatingRequestsInFlight: number; longRunningFunc: LongRunningRequestCheck },

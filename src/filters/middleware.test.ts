@@ -8,7 +8,8 @@ import { withRequestInfo } from './requestinfo.ts';
 import { withCORS } from './cors.ts';
 import { withTimeoutForNonLongRunningRequests } from './timeout.ts';
 import { withPanicRecovery } from './panic-recovery.ts';
-import { addWarning, withWarningRecorder } from './warning.ts';
+import { withWarningRecorder } from './warning.ts';
+import { addWarning } from '../endpoints/request/warning.ts';
 import { testConfig } from './testing.ts';
 
 test('honoMiddleware: filters run as Hono middleware and share one RequestContext', async () => {

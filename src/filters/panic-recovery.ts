@@ -26,6 +26,15 @@ export function isAbort(err: unknown, signal?: AbortSignal): boolean {
 
 const panicMessage = 'This request caused apiserver to panic. Look in the logs for details.';
 
+/**
+ * Turns an exception from any inner handler into upstream's plain-text 500 (and logs it); a client
+ * that went away is not logged as a panic.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withPanicRecovery, { logger: new KlogLogger() }));
+ * ```
+ */
 export function withPanicRecovery(next: Handler, c: { logger: Logger }): Handler {
   const recover = (ctx: Parameters<Handler>[0], err: unknown): Response => {
     const uri = ctx.url.pathname + ctx.url.search;

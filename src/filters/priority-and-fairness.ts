@@ -7,8 +7,11 @@
 // `watchInitializedKey` in ctx.values (upstream's "watch initialized" signal).
 
 import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
-import { goQuote, httpError } from '../endpoints/responsewriters/status.ts';
-import type { CompletedConfig } from '../server/config.ts';
+import { httpError } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
+import type { APIServerMetrics } from '../metrics/apiserver.ts';
+import type { Logger } from '../util/logger.ts';
 import { FlowControl } from '../flowcontrol/controller.ts';
 import { requestDeadlineFrom } from './request-deadline.ts';
 import { apfWaitKey } from './request-metrics.ts';
@@ -34,7 +37,35 @@ export function tooManyRequests(retryAfter: number): Response {
   return httpError('Too many requests, please try again later.', 429, { 'retry-after': String(retryAfter) });
 }
 
-export function withPriorityAndFairness(next: Handler, c: CompletedConfig): Handler {
+/** What WithPriorityAndFairness reads (the server Config's field names). */
+export interface PriorityAndFairnessFilterConfig {
+  /** Undefined: the filter is absent. Started here with the server's concurrency limit. */
+  flowControl?: FlowControl;
+  /** Their sum is the server's concurrency limit (must be positive). */
+  maxRequestsInFlight: number;
+  maxMutatingRequestsInFlight: number;
+  /** `--request-timeout` (ms): bounds the queue wait. */
+  requestTimeout: number;
+  longRunningFunc: LongRunningRequestCheck;
+  /** Without an authenticator requests are classified as anonymous. */
+  authentication: { authenticator?: unknown };
+  metrics: APIServerMetrics;
+  logger: Logger;
+}
+
+/**
+ * Classifies each request by FlowSchema and queues it fairly in its PriorityLevel; a full queue is
+ * the 429. Needs RequestInfo (and a user) from earlier filters.
+ *
+ * @example
+ * ```ts
+ * const flowControl = new FlowControl(); // upstream's bootstrap FlowSchemas and PriorityLevels
+ * app.use(honoMiddleware(withPriorityAndFairness, { flowControl, maxRequestsInFlight: 400,
+ *   maxMutatingRequestsInFlight: 200, requestTimeout: 60_000, longRunningFunc: kubeLongRunningRequestCheck,
+ *   authentication: { authenticator }, metrics: new APIServerMetrics(), logger }));
+ * ```
+ */
+export function withPriorityAndFairness(next: Handler, c: PriorityAndFairnessFilterConfig): Handler {
   const fc = c.flowControl;
   if (!(fc instanceof FlowControl)) return next;
   const serverConcurrencyLimit = c.maxRequestsInFlight + c.maxMutatingRequestsInFlight;

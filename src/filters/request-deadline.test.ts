@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withRequestDeadline, requestDeadlineFrom } from './request-deadline.ts';
-import { kubeLongRunningRequestCheck } from '../server/config.ts';
+import { kubeLongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { recorder, serve, testContext } from './testing.ts';
 
 const c = { longRunningFunc: kubeLongRunningRequestCheck, requestTimeout: 60_000 };

@@ -6,8 +6,9 @@
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { queryFirst } from '../endpoints/request/requestinfo.ts';
 import { errorMessage, errorNegotiated, newBadRequest } from '../endpoints/responsewriters/status.ts';
-import type { CompletedConfig, LongRunningRequestCheck } from '../server/config.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { withFailedRequestAudit } from './failed-authentication-audit.ts';
+import type { AuditFilterConfig } from '../audit/request.ts';
 import { parseGoDuration } from '../util/duration.ts';
 import { requestInfoOr500 } from './common.ts';
 
@@ -22,10 +23,24 @@ export function setRequestDeadline(ctx: RequestContext, deadline: number): void 
   ctx.values.set(key, deadline);
 }
 
-export function withRequestDeadline(
-  next: Handler,
-  c: { longRunningFunc: LongRunningRequestCheck; requestTimeout: number } | CompletedConfig,
-): Handler {
+/** What WithRequestDeadline reads (the server Config's field names); audit settings audit a bad `?timeout=`. */
+export interface RequestDeadlineFilterConfig extends AuditFilterConfig {
+  longRunningFunc: LongRunningRequestCheck;
+  /** `--request-timeout` (ms): the longest deadline. */
+  requestTimeout: number;
+}
+
+/**
+ * Sets the request's deadline (receipt + requestTimeout, shortened by `?timeout=`); the timeout
+ * filter enforces it. Needs RequestInfo.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withRequestInfo, {}));
+ * app.use(honoMiddleware(withRequestDeadline, { longRunningFunc: kubeLongRunningRequestCheck, requestTimeout: 60_000 }));
+ * ```
+ */
+export function withRequestDeadline(next: Handler, c: RequestDeadlineFilterConfig): Handler {
   const longRunning = c.longRunningFunc;
   const max = c.requestTimeout;
   return (ctx) => {
@@ -42,7 +57,7 @@ export function withRequestDeadline(
         const message = `invalid timeout specified in the request URL - ${errorMessage(err)}`;
         const failed: Handler = (x) => errorNegotiated(newBadRequest(message), x.request, x.url);
         // Audited (no user yet) when auditing is configured, as upstream's withFailedRequestAudit.
-        if ('completed' in c) return withFailedRequestAudit(failed, message, c)(ctx);
+        if (c.audit) return withFailedRequestAudit(failed, message, c)(ctx);
         return failed(ctx);
       }
       if (user > 0 && user < max) timeout = user;

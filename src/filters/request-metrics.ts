@@ -10,8 +10,8 @@
 // only for well-known roots (subresource "" otherwise) so clients cannot inflate cardinality.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import type { CompletedConfig } from '../server/config.ts';
-import { requestLabelValues } from '../metrics/apiserver.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
+import { requestLabelValues, type APIServerMetrics } from '../metrics/apiserver.ts';
 
 /** ctx.values key: milliseconds spent waiting in an APF queue (excluded from the SLI latency). */
 export const apfWaitKey = Symbol.for('edge-apiserver.apf.waitMs');
@@ -57,7 +57,24 @@ function onBodyDone(res: Response, fn: () => void): Response {
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
-export function withRequestMetrics(next: Handler, c: CompletedConfig): Handler {
+/** What the request-metrics filter reads (the server Config's field names). */
+export interface RequestMetricsFilterConfig {
+  metrics: APIServerMetrics;
+  /** Long-running responses are counted in apiserver_longrunning_requests while their body streams. */
+  longRunningFunc: LongRunningRequestCheck;
+}
+
+/**
+ * Counts every request into the server's metrics (apiserver_request_total and friends).
+ *
+ * @example
+ * ```ts
+ * const metrics = new APIServerMetrics();
+ * app.use(honoMiddleware(withRequestMetrics, { metrics, longRunningFunc: kubeLongRunningRequestCheck }));
+ * app.get('/metrics', () => new Response(metrics.registry.expose()));
+ * ```
+ */
+export function withRequestMetrics(next: Handler, c: RequestMetricsFilterConfig): Handler {
   const m = c.metrics;
   const record = (ctx: RequestContext, res: Response): Response => {
     const info = ctx.requestInfo;

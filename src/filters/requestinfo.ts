@@ -11,6 +11,15 @@ export function newRequestInfoResolver(c: { legacyAPIGroupPrefixes: readonly str
   return new RequestInfoFactory({ apiPrefixes: ['apis', ...legacy], grouplessAPIPrefixes: legacy });
 }
 
+/**
+ * Resolves the request's RequestInfo (verb, API group, resource, namespace, name …) into
+ * `ctx.requestInfo`; authorization, APF, audit and the timeout filters read it.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withRequestInfo, { legacyAPIGroupPrefixes: ['/api'] }));
+ * ```
+ */
 export function withRequestInfo(next: Handler, c: { legacyAPIGroupPrefixes: readonly string[] }): Handler {
   const resolver = newRequestInfoResolver(c);
   return (ctx) => {

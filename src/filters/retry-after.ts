@@ -5,9 +5,18 @@
 
 import type { Handler } from '../endpoints/request/context.ts';
 import { httpError } from '../endpoints/responsewriters/status.ts';
-import type { LifecycleSignal } from '../server/lifecycle.ts';
+import type { LifecycleSignal } from '../util/lifecycle-signal.ts';
 import { isShutdownExempt } from './common.ts';
 
+/**
+ * Once the server stops accepting new requests (shutdown), answers the 429 with `Retry-After: 5` and
+ * `Connection: close` (`--shutdown-send-retry-after`).
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withRetryAfter, { lifecycleSignals: server.config.lifecycleSignals }));
+ * ```
+ */
 export function withRetryAfter(next: Handler, c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal } }): Handler {
   const shuttingDown = c.lifecycleSignals.NotAcceptingNewRequest;
   return (ctx) => {

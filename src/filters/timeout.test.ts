@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withTimeoutForNonLongRunningRequests } from './timeout.ts';
 import { setRequestDeadline } from './request-deadline.ts';
-import { kubeLongRunningRequestCheck } from '../server/config.ts';
+import { kubeLongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { discardLogger } from '../util/logger.ts';
 import { recorder, serve, testContext } from './testing.ts';
 import type { RequestContext } from '../endpoints/request/context.ts';

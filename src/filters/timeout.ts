@@ -7,7 +7,7 @@
 import { ensureMutable, type AuthenticationInfo, type Handler, type RequestContext, type Transport, type UserInfo } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import { encodeStatus } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { Logger } from '../util/logger.ts';
 import { requestInfoOr500 } from './common.ts';
 import { requestDeadlineFrom } from './request-deadline.ts';
@@ -192,6 +192,17 @@ class TimeoutChildContext implements RequestContext {
   set values(v: Map<symbol | string, unknown>) { this.outer.values = v; }
 }
 
+/**
+ * Gives a non-long-running request until its deadline (WithRequestDeadline's, or receipt + requestTimeout)
+ * and answers the 504 if the handler has not by then; the handler's `ctx.signal` aborts. Needs RequestInfo.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withRequestInfo, { legacyAPIGroupPrefixes: ['/api'] }));
+ * app.use(honoMiddleware(withTimeoutForNonLongRunningRequests, { longRunningFunc: kubeLongRunningRequestCheck,
+ *   requestTimeout: 60_000, logger }));
+ * ```
+ */
 export function withTimeoutForNonLongRunningRequests(
   next: Handler,
   c: { longRunningFunc: LongRunningRequestCheck; requestTimeout: number; logger: Logger },

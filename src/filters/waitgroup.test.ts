@@ -4,7 +4,7 @@ import { withWaitGroup } from './waitgroup.ts';
 import { withWatchTerminationDuringShutdown, serverShutdownSignalFrom } from './watch-termination.ts';
 import { SafeWaitGroup } from '../util/waitgroup.ts';
 import { LifecycleSignals } from '../server/lifecycle.ts';
-import { kubeLongRunningRequestCheck } from '../server/config.ts';
+import { kubeLongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { recorder, serve, testContext } from './testing.ts';
 
 const shutdownBody = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503}\n\n';

@@ -4,7 +4,7 @@
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { encodeStatus, newServiceUnavailable } from '../endpoints/responsewriters/status.ts';
-import type { LongRunningRequestCheck } from '../server/config.ts';
+import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { SafeWaitGroup } from '../util/waitgroup.ts';
 import { isShutdownExempt, requestInfoOr500 } from './common.ts';
 
@@ -18,6 +18,17 @@ export function shuttingDownResponse(): Response {
   });
 }
 
+/**
+ * Counts non-long-running requests in `nonLongRunningRequestWaitGroup` so shutdown can drain them; once
+ * draining, new requests get the 503 "apiserver is shutting down". Needs RequestInfo.
+ *
+ * @example
+ * ```ts
+ * const wg = new SafeWaitGroup();
+ * app.use(honoMiddleware(withWaitGroup, { longRunningFunc: kubeLongRunningRequestCheck, nonLongRunningRequestWaitGroup: wg }));
+ * // on shutdown: wg.wait() resolves when the last one is done
+ * ```
+ */
 export function withWaitGroup(
   next: Handler,
   c: { longRunningFunc: LongRunningRequestCheck; nonLongRunningRequestWaitGroup: SafeWaitGroup },

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WarningRecorder, addWarning, newWarningHeader, withWarningRecorder } from './warning.ts';
+import { withWarningRecorder } from './warning.ts';
+import { WarningRecorder, addWarning, newWarningHeader } from '../endpoints/request/warning.ts';
 import { serve, testContext } from './testing.ts';
 
 const utf8 = (byteString: string) => new TextDecoder().decode(Uint8Array.from(byteString, (c) => c.charCodeAt(0)));

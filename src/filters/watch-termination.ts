@@ -5,7 +5,7 @@
 // the shutdown 503.
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import type { LifecycleSignal } from '../server/lifecycle.ts';
+import type { LifecycleSignal } from '../util/lifecycle-signal.ts';
 import type { SafeWaitGroup } from '../util/waitgroup.ts';
 import { onBodyDone, requestInfoOr500 } from './common.ts';
 import { shuttingDownResponse } from './waitgroup.ts';
@@ -17,6 +17,15 @@ export function serverShutdownSignalFrom(ctx: RequestContext): LifecycleSignal |
   return ctx.values.get(key) as LifecycleSignal | undefined;
 }
 
+/**
+ * Tracks watches in `watchRequestWaitGroup` and lets them see the NotAcceptingNewRequest signal, so
+ * shutdown can end them within `--shutdown-watch-termination-grace-period`.
+ *
+ * @example
+ * ```ts
+ * app.use(honoMiddleware(withWatchTerminationDuringShutdown, { lifecycleSignals, watchRequestWaitGroup: new SafeWaitGroup() }));
+ * ```
+ */
 export function withWatchTerminationDuringShutdown(
   next: Handler,
   c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal }; watchRequestWaitGroup: SafeWaitGroup },

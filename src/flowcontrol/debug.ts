@@ -3,7 +3,7 @@
 // comma-separated cells aligned like Go's tabwriter.NewWriter(w, 8, 0, 1, ' ', 0). Installed when
 // APF is on (installAPI step 7). Levels in name order (upstream walks a Go map: random order).
 
-import type { GenericAPIServer } from '../server/genericapiserver.ts';
+import type { RouteTarget } from '../server/mux/container.ts';
 import { FlowControl } from './controller.ts';
 
 /** text/tabwriter with minwidth 8, padding 1: every tab-terminated cell padded to its column. */
@@ -81,7 +81,7 @@ export function dumpRequests(fc: FlowControl, includeRequestDetails: boolean): s
 }
 
 /** Installs the dump endpoints on the server's mux when it has a FlowControl. */
-export function installFlowControlDebug(server: GenericAPIServer): void {
+export function installFlowControlDebug(server: RouteTarget<{ flowControl?: FlowControl }>): void {
   const fc = server.config.flowControl;
   if (!(fc instanceof FlowControl)) return;
   const text = (body: string) => new Response(body, { headers: { 'content-type': 'text/plain; charset=utf-8' } });

@@ -3,7 +3,7 @@
 // object with the reason; good objects are kept, and the built-in ones always stay.
 
 import { parseAllDocuments } from 'yaml';
-import type { FileSystem } from '../server/options/filesystem.ts';
+import type { FileSystem } from '../util/filesystem.ts';
 import type { RejectedObject } from './controller.ts';
 import { flowcontrolGroupVersion, type FlowSchema, type PriorityLevelConfiguration } from './types.ts';
 

@@ -5,7 +5,7 @@ import { instrumentAuthorizer } from './authorization.ts';
 import { ServerOptions } from '../server/options/options.ts';
 import { AuthorizationOptions } from '../server/options/authorization.ts';
 import { newConfig } from '../server/config.ts';
-import { MemoryFileSystem } from '../server/options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import { discardLogger } from '../util/logger.ts';
 import type { Attributes, Decision } from '../authorization/authorizer.ts';
 

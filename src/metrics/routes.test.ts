@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { complete, newConfig, newServer, type Config } from '../server/config.ts';
 import { ServerOptions } from '../server/options/options.ts';
 import { FeatureOptions } from '../server/options/features.ts';
-import { MemoryFileSystem } from '../server/options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import { KlogLogger } from '../util/logger.ts';
 import { FlowControl } from '../flowcontrol/controller.ts';
 

@@ -4,7 +4,7 @@
 // path, because the chain runs before the mux.
 
 import type { Handler } from '../endpoints/request/context.ts';
-import type { GenericAPIServer } from '../server/genericapiserver.ts';
+import type { RouteTarget } from '../server/mux/container.ts';
 import type { APIServerMetrics } from './apiserver.ts';
 import { textContentType, type Registry } from './registry.ts';
 
@@ -20,7 +20,17 @@ function exposition(registry: Registry, reset: (() => void) | undefined): Handle
 }
 
 /** Installs /metrics and /metrics/slis on the server's non-API mux (when EnableMetrics). */
-export function installMetrics(server: GenericAPIServer): void {
+/** What installMetrics reads from the server's Config. */
+export interface MetricsInstallConfig {
+  enableMetrics: boolean;
+  /** With profiling, `DELETE /metrics` resets the counters (upstream's MetricsWithReset). */
+  enableProfiling: boolean;
+  metrics: APIServerMetrics;
+  /** Published as kubernetes_build_info. */
+  version: object;
+}
+
+export function installMetrics(server: RouteTarget<MetricsInstallConfig>): void {
   const c = server.config;
   if (!c.enableMetrics) return;
   const m: APIServerMetrics = c.metrics;

@@ -29,31 +29,42 @@ import { withMuxAndDiscoveryComplete } from '../filters/mux-discovery-complete.t
 import { withPanicRecovery } from '../filters/panic-recovery.ts';
 import { withAuditInit } from '../filters/audit-init.ts';
 
-/** Wraps `apiHandler` (the director, or any fetch-style handler) in upstream's filter order. */
+/**
+ * Wraps `apiHandler` (the director, or any fetch-style handler) in upstream's filter order. Each
+ * filter gets only the fields it reads; `audit` is the audit filters' share (policy, backend, body limit).
+ */
 export function buildHandlerChain(apiHandler: Handler, c: CompletedConfig): Handler {
+  const { logger, metrics, longRunningFunc, requestTimeout, authentication, authorization } = c;
+  const audit = { audit: c.audit, metrics, maxRequestBodyBytes: c.maxRequestBodyBytes, legacyAPIGroupPrefixes: c.legacyAPIGroupPrefixes, logger };
+  const inFlight = { maxRequestsInFlight: c.maxRequestsInFlight, maxMutatingRequestsInFlight: c.maxMutatingRequestsInFlight };
+  const signals = c.lifecycleSignals;
   let h = apiHandler;
-  h = withAuthorization(h, c);
-  h = c.flowControl ? withPriorityAndFairness(h, c) : withMaxInFlightLimit(h, c);
-  h = withImpersonation(h, c);
-  h = withAudit(h, c);
-  h = withAuthentication(h, c);
-  h = withCORS(h, c);
-  h = withWarningRecorder(h, c);
-  h = withTimeoutForNonLongRunningRequests(h, c);
-  h = withRequestDeadline(h, c);
-  h = withWaitGroup(h, c);
-  if (c.shutdownWatchTerminationGracePeriod > 0) h = withWatchTerminationDuringShutdown(h, c);
-  if (c.goawayChance > 0) h = withProbabilisticGoaway(h, c);
-  h = withCacheControl(h, c);
-  h = withHSTS(h, c);
-  if (c.shutdownSendRetryAfter) h = withRetryAfter(h, c);
-  h = withHTTPLogging(h, c);
-  h = withLatencyTrackers(h, c);
-  h = withRequestMetrics(h, c);
-  h = withRequestInfo(h, c);
-  h = withRequestReceivedTimestamp(h, c);
-  h = withMuxAndDiscoveryComplete(h, c);
-  h = withPanicRecovery(h, c);
-  h = withAuditInit(h, c);
+  h = withAuthorization(h, { authorization, logger, metrics });
+  h = c.flowControl
+    ? withPriorityAndFairness(h, { flowControl: c.flowControl, ...inFlight, requestTimeout, longRunningFunc, authentication, metrics, logger })
+    : withMaxInFlightLimit(h, { ...inFlight, longRunningFunc });
+  h = withImpersonation(h, { authorization, logger });
+  h = withAudit(h, { ...audit, longRunningFunc });
+  h = withAuthentication(h, { ...audit, authentication, logger, metrics });
+  h = withCORS(h, { corsAllowedOrigins: c.corsAllowedOrigins });
+  h = withWarningRecorder(h);
+  h = withTimeoutForNonLongRunningRequests(h, { longRunningFunc, requestTimeout, logger });
+  h = withRequestDeadline(h, { ...audit, longRunningFunc, requestTimeout });
+  h = withWaitGroup(h, { longRunningFunc, nonLongRunningRequestWaitGroup: c.nonLongRunningRequestWaitGroup });
+  if (c.shutdownWatchTerminationGracePeriod > 0) {
+    h = withWatchTerminationDuringShutdown(h, { lifecycleSignals: signals, watchRequestWaitGroup: c.watchRequestWaitGroup });
+  }
+  if (c.goawayChance > 0) h = withProbabilisticGoaway(h, { goawayChance: c.goawayChance });
+  h = withCacheControl(h);
+  h = withHSTS(h, { hstsDirectives: c.hstsDirectives });
+  if (c.shutdownSendRetryAfter) h = withRetryAfter(h, { lifecycleSignals: signals });
+  h = withHTTPLogging(h, { logger });
+  h = withLatencyTrackers(h);
+  h = withRequestMetrics(h, { metrics, longRunningFunc });
+  h = withRequestInfo(h, { legacyAPIGroupPrefixes: c.legacyAPIGroupPrefixes });
+  h = withRequestReceivedTimestamp(h);
+  h = withMuxAndDiscoveryComplete(h, { lifecycleSignals: signals });
+  h = withPanicRecovery(h, { logger });
+  h = withAuditInit(h);
   return h;
 }

@@ -2,12 +2,15 @@
 // Durations here are milliseconds (flags hold Go nanoseconds and convert in ApplyTo).
 
 import type { Handler } from '../endpoints/request/context.ts';
-import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
+import { kubeLongRunningRequestCheck, type LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { RequestAuthenticator } from '../authentication/authenticator.ts';
 import type { RequestHeaderConfig } from '../authentication/requestheader.ts';
+import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
+import { LoopbackTokenAuthenticator } from '../authentication/static-token.ts';
+import { unionBeforeAnonymous } from '../authentication/union.ts';
 import type { Authorizer, RuleResolver } from '../authorization/authorizer.ts';
-import type { FileSystem } from './options/filesystem.ts';
-import type { SecureServingInfo } from './options/serving.ts';
+import type { FileSystem } from '../util/filesystem.ts';
+import type { SecureServingInfo } from './secure-serving.ts';
 import { type HealthChecker, logHealthz, pingHealthz } from './healthz/healthz.ts';
 import { LifecycleSignals } from './lifecycle.ts';
 import { SafeWaitGroup } from '../util/waitgroup.ts';
@@ -17,13 +20,11 @@ import { buildHandlerChain } from './chain.ts';
 import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
-import { installDiscovery } from './routes/discovery.ts';
+import { installDiscovery } from '../endpoints/discovery/discovery.ts';
 import { installResourceAPIs } from './routes/resources.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
+import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
-
-/** Decides whether a request is long-running (no timeout, not drained). */
-export type LongRunningRequestCheck = (request: Request, info: RequestInfo) => boolean;
 
 export interface AuthenticationInfo {
   /** The authenticator; undefined means the authentication filter is a no-op. */
@@ -94,7 +95,7 @@ export interface Config {
    * Installers run at the end of New(): API groups, discovery, /metrics, OpenID routes … Option
    * groups and embedders push here (upstream: installAPI and InstallAPIGroup).
    */
-  routeInstallers: ((server: GenericAPIServer) => void)[];
+  routeInstallers: ((server: RouteTarget<CompletedConfig>) => void)[];
   /** Hooks run once serving starts; names listed in disabledPostStartHooks are skipped. */
   postStartHooks: Map<string, PostStartHookFunc>;
   disabledPostStartHooks: Set<string>;
@@ -118,22 +119,6 @@ export interface Config {
 export interface CompletedConfig extends Readonly<Config> {
   readonly completed: true;
 }
-
-/** Upstream's generic LongRunningFunc: verb watch, no subresources, plus /debug/pprof/. */
-export function basicLongRunningRequestCheck(verbs: string[], subresources: string[]): LongRunningRequestCheck {
-  const v = new Set(verbs);
-  const s = new Set(subresources);
-  return (_request, info) =>
-    v.has(info.verb) ||
-    (info.isResourceRequest && s.has(info.subresource)) ||
-    (!info.isResourceRequest && info.path.startsWith('/debug/pprof/'));
-}
-
-/** kube-apiserver's LongRunningFunc. */
-export const kubeLongRunningRequestCheck = basicLongRunningRequestCheck(
-  ['watch', 'proxy'],
-  ['attach', 'exec', 'proxy', 'log', 'portforward'],
-);
 
 /** NewConfig: upstream defaults (k8s.io/apiserver/pkg/server/config.go), with kube-apiserver's LongRunningFunc. */
 export function newConfig(overrides: Partial<Config> = {}): Config {
@@ -176,8 +161,25 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-/** Config.Complete: fills derived defaults. */
+/**
+ * AuthorizeClientBearerToken (k8s.io/apiserver/pkg/server/config.go): with a loopback token and
+ * both an authenticator and an authorizer, the loopback token authenticator goes first.
+ */
+export function authorizeClientBearerToken(
+  loopbackToken: string | undefined,
+  authenticator: RequestAuthenticator | undefined,
+  authorizer: Authorizer | undefined,
+): RequestAuthenticator | undefined {
+  if (!authenticator || !loopbackToken || !authorizer) return authenticator;
+  // Another token is an error here ("invalid bearer token", as upstream's bearertoken.New over the
+  // token file); its warnings are left to the bearer authenticator of the chain.
+  const loopback = new BearerTokenAuthenticator(new LoopbackTokenAuthenticator(loopbackToken), () => {});
+  return unionBeforeAnonymous(loopback, authenticator);
+}
+
+/** Config.Complete: fills derived defaults and puts the loopback token in front of the authenticator. */
 export function complete(config: Config): CompletedConfig {
+  if ((config as Partial<CompletedConfig>).completed) return config as CompletedConfig;
   let externalAddress = config.externalAddress;
   if (!externalAddress && config.publicAddress) externalAddress = config.publicAddress;
   // Upstream Config.Complete: an address without a port gets the secure port. Upstream exits when
@@ -185,7 +187,10 @@ export function complete(config: Config): CompletedConfig {
   if (externalAddress && !hasPort(externalAddress) && config.secureServing) {
     externalAddress = joinHostPort(externalAddress, config.secureServing.bindPort);
   }
-  return { ...config, externalAddress, completed: true };
+  const { authentication: a, authorization: z } = config;
+  const authenticator = authorizeClientBearerToken(config.loopbackToken, a.authenticator, z.authorizer);
+  const authentication = authenticator === a.authenticator ? a : { ...a, authenticator };
+  return { ...config, externalAddress, authentication, completed: true };
 }
 
 /** Whether Go's net.SplitHostPort accepts `addr` (`host:port`, `[v6]:port`). */

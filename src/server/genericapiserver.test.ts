@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import { complete, newConfig, newServer, type Config } from './config.ts';
 import { newEmptyDelegate, notFoundHandler, type GenericAPIServer } from './genericapiserver.ts';
-import type { APIEnv } from './handler.ts';
+import type { APIEnv } from './mux/container.ts';
 import { LifecycleSignal } from './lifecycle.ts';
 
 function server(overrides: Partial<Config> = {}, name = 'test', delegate = newEmptyDelegate()) {

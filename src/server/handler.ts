@@ -6,17 +6,16 @@ import { Hono } from 'hono';
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { decodedPath } from '../endpoints/request/path.ts';
 import { errorNegotiated, newMethodNotSupported, newNotFound, StatusError, newInternalError } from '../endpoints/responsewriters/status.ts';
-import { PathRecorderMux } from './mux.ts';
+import { PathRecorderMux } from './mux/pathrecorder.ts';
+import type { APIEnv, RouteContainer } from './mux/container.ts';
 import { newRestfulNotAcceptable, restfulMatchesAccept } from '../endpoints/handlers/negotiation.ts';
 
-/** Hono environment of the API routes: `c.env.ctx` is the request context the chain built. */
-export interface APIEnv {
-  Bindings: { ctx: RequestContext };
-}
+/** @deprecated Import APIEnv from src/server/mux/container.ts (kept for branches in flight). */
+export type { APIEnv };
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export class APIServerHandler {
+export class APIServerHandler implements RouteContainer {
   /** The filter chain around the director; what the server serves. */
   fullHandlerChain: Handler;
   /** The API routes (upstream's GoRestfulContainer). Trailing slashes are trimmed like go-restful. */

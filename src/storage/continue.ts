@@ -4,7 +4,7 @@
 
 import { newBadRequest } from '../endpoints/apierrors.ts';
 import { invalid, Path } from '../util/validation/field.ts';
-import { goQuote } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
 import { InvalidError } from './errors.ts';
 import type { ListOptions } from './interfaces.ts';
 

@@ -5,7 +5,7 @@
 // k8s.io/apiserver/pkg/registry/generic/registry/store.go.
 
 import { newBadRequest, type GroupResource } from '../endpoints/apierrors.ts';
-import { goQuote } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from '../util/go.ts';
 import { validatePathSegmentName } from '../util/validation/validation.ts';
 
 export const DefaultEtcdPrefix = '/registry';

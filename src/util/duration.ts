@@ -1,7 +1,7 @@
 // Go's time.ParseDuration and Duration.String, with Go's exact error messages, because flags
 // (`--request-timeout=1m30s`) and `?timeout=` must accept and reject what kube-apiserver does.
 
-import { goQuote } from '../endpoints/responsewriters/status.ts';
+import { goQuote } from './go.ts';
 
 const unitNanos: Record<string, number> = {
   ns: 1,

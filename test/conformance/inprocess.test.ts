@@ -1,5 +1,5 @@
 // Conformance target: in-process `fetch` (what an embedder calls), through the shared EdgeServer.
-import { EdgeServer } from '../../src/server/edge.ts';
+import { EdgeServer } from '../../src/app/edge.ts';
 import { conformanceSettings } from './setup.ts';
 import { fromResponse, registerConformance, toRequest } from './cases.ts';
 

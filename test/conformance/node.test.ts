@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { NodeServingListener } from '../../adapters/node/listener.ts';
 import { NodeFileSystem } from '../../adapters/node/fs.ts';
-import { buildServerFromFlags } from '../../src/server/build.ts';
-import { LayeredFileSystem } from '../../src/server/edge.ts';
+import { buildServerFromFlags } from '../../src/app/build.ts';
+import { LayeredFileSystem } from '../../src/app/edge.ts';
 import { splitArgs } from '../../src/server/options/args.ts';
 import { X509_USER, registerConformance, transportCase } from './cases.ts';
 import { CLIENT_CERT_PEM, CLIENT_CERT_RFC9440, CLIENT_KEY_PEM } from './fixtures.ts';

@@ -2,7 +2,7 @@
 // test-only panic route, handed to each runtime's adapter. Imported by the in-process and Lambda
 // runners directly and by the entry scripts of workerd, Deno and Bun.
 
-import type { EdgeSettings } from '../../src/server/edge.ts';
+import type { EdgeSettings } from '../../src/app/edge.ts';
 import type { Config } from '../../src/server/config.ts';
 import { discardLogger } from '../../src/util/logger.ts';
 import { CLIENT_CA_PEM } from './fixtures.ts';

@@ -4,7 +4,7 @@ import { attributes, type Attributes } from '../authorizer.ts';
 import { RBACAuthorizer, ruleAllows } from './authorizer.ts';
 import { parseManifests, ManifestError, type PolicyRule } from './policy.ts';
 import { ManifestLoader, readManifests } from './loader.ts';
-import type { FileSystem } from '../../server/options/filesystem.ts';
+import type { FileSystem } from '../../util/filesystem.ts';
 import { discardLogger } from '../../util/logger.ts';
 
 const res = (verb: string, resource: string, extra: Partial<Attributes> = {}): Attributes =>

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeStatus, errorNegotiated, goQuote, httpError, internalError, newBadRequest, parseAccept, respondWithError } from './status.ts';
+import { encodeStatus, errorNegotiated, httpError, internalError, newBadRequest, parseAccept, respondWithError } from './status.ts';
+import { goQuote } from '../../util/go.ts';
 
 test('compact Status: field order, metadata {}, trailing newline', () => {
   assert.equal(

@@ -2,6 +2,10 @@
 // upstream (endpoints/handlers/responsewriters): negotiated Status objects, Go's http.Error text,
 // and responsewriters.InternalError.
 
+import { goQuote, parseGoBool } from '../../util/go.ts';
+
+/** @deprecated Import goQuote and parseGoBool from src/util/go.ts (kept for branches in flight). */
+export { goQuote, parseGoBool };
 import { stringify } from 'yaml';
 
 /** metav1.StatusDetails; field order is the wire order. */
@@ -138,16 +142,6 @@ export function encodeStatus(status: Status, pretty = false, typeMeta = true): s
   return pretty ? goJSON(obj, 2) : goJSON(obj) + '\n';
 }
 
-/** strconv.ParseBool. */
-export function parseGoBool(v: string): boolean | undefined {
-  switch (v) {
-    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
-      return true;
-    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
-      return false;
-  }
-  return undefined;
-}
 
 /** negotiation.isPrettyPrint: `?pretty=` decides alone when non-empty, else curl/Wget/browser agents. */
 export function isPrettyPrint(request: Request, url?: URL): boolean {
@@ -279,26 +273,3 @@ export function htmlSanitize(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Go's strconv.Quote (%q): double quotes with Go escapes for non-printable characters. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"': out += '\\"'; continue;
-      case '\\': out += '\\\\'; continue;
-      case '\x07': out += '\\a'; continue;
-      case '\b': out += '\\b'; continue;
-      case '\f': out += '\\f'; continue;
-      case '\n': out += '\\n'; continue;
-      case '\r': out += '\\r'; continue;
-      case '\t': out += '\\t'; continue;
-      case '\v': out += '\\v'; continue;
-    }
-    if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
-    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + cp.toString(16).padStart(2, '0');
-    else if (cp >= 0x80 && cp <= 0x9f) out += '\\u' + cp.toString(16).padStart(4, '0');
-    else out += ch;
-  }
-  return out + '"';
-}

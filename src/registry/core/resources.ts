@@ -3,7 +3,7 @@
 // and validation pkg/apis/core/validation/validation.go; columns follow pkg/printers/internalversion.
 
 import { objectMetaFields, type KindInfo, type KnownFields } from '../../apis/decode.ts';
-import { objectMetaSchema, type Schema } from '../../apis/protobuf.ts';
+import { objectMetaSchema, type Schema } from '../../util/protobuf.ts';
 import { forbidden, invalid, notSupported, Path, required, tooLong, type ErrorList } from '../../util/validation/field.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
 import type { KubeObject, Strategy } from '../generic/store.ts';

@@ -3,7 +3,7 @@
 // half-written pair, a key that does not match yet) keeps the previous content. Portable:
 // files come through FileSystem; change detection is FileSystem.watch plus polling.
 
-import type { FileSystem } from '../options/filesystem.ts';
+import type { FileSystem } from '../../util/filesystem.ts';
 import type { Logger } from '../../util/logger.ts';
 import { errorMessage } from '../../endpoints/responsewriters/status.ts';
 import { parseCertKeyPair, parseCertsPEM, type CertKeyPair } from './keypair.ts';

@@ -4,7 +4,7 @@
 
 import * as x509 from './x509.ts';
 import { encodePEM, pkcs8ToPkcs1 } from './pem.ts';
-import { isIP } from '../options/flags.ts';
+import { isIP } from '../../util/net.ts';
 
 export interface SelfSignedCertKeyOptions {
   /** Goes into the CN (`<host>@<unix>`) and the SANs (IP SAN when it parses as an IP). */

@@ -4,7 +4,7 @@
 // per handshake: exact name, then one-label wildcard, then the default certificate.
 
 import * as x509 from './x509.ts';
-import { isIP } from '../options/flags.ts';
+import { isIP } from '../../util/net.ts';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

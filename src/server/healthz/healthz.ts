@@ -2,8 +2,9 @@
 // per-check subpaths, `?verbose`, `?exclude=`, byte-for-byte as upstream (healthz.go).
 
 import type { Handler, RequestContext } from '../../endpoints/request/context.ts';
-import { errorMessage, goQuote } from '../../endpoints/responsewriters/status.ts';
-import type { PathRecorderMux } from '../mux.ts';
+import { errorMessage } from '../../endpoints/responsewriters/status.ts';
+import { goQuote } from '../../util/go.ts';
+import type { PathRecorderMux } from '../mux/pathrecorder.ts';
 
 export interface HealthChecker {
   readonly name: string;

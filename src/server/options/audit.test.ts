@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuditOptions } from './audit.ts';
 import { FlagSet } from './flags.ts';
-import { MemoryFileSystem } from './filesystem.ts';
+import { MemoryFileSystem } from '../../util/filesystem.ts';
 import { newConfig } from '../config.ts';
 import type { ApplyContext } from './options.ts';
 import type { AuditWriter } from '../../audit/log.ts';

@@ -4,21 +4,24 @@
 //
 // Platform seams (ApplyContext): `openAuditLog` opens a file with rotation (the Node adapter's
 // adapters/node/audit-log-writer.ts); without it only `--audit-log-path=-` (standard out) works.
-// `auditWebhookFetch` builds a fetch that uses the kubeconfig's CA/client certificate; without
+// `webhookFetch` builds a fetch that uses the kubeconfig's CA/client certificate; without
 // it the platform's fetch and trust store are used.
 
 import type { Config } from '../config.ts';
 import type { FlagSet, Flag } from './flags.ts';
 import { FlagError } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
-import { goQuote } from '../../endpoints/responsewriters/status.ts';
+import { goQuote } from '../../util/go.ts';
 import { loadPolicyFromFile, newPolicyRuleEvaluator, type PolicyRuleEvaluator } from '../../audit/policy.ts';
 import { AuditMetrics } from '../../audit/metrics.ts';
 import { BufferedBackend, type BatchConfig } from '../../audit/buffered.ts';
 import { allowedLogFormats, LogBackend, stdoutAuditWriter, type LogFormat } from '../../audit/log.ts';
 import { IgnoreErrorsBackend, unionBackends } from '../../audit/union.ts';
 import { TruncateBackend, type TruncateConfig } from '../../audit/truncate.ts';
-import { defaultRetryBackoff, loadWebhookKubeconfig, WebhookBackend, type FetchFunction } from '../../audit/webhook.ts';
+import { WebhookBackend } from '../../audit/webhook.ts';
+import { defaultRetryBackoff } from '../../util/webhook/backoff.ts';
+import { needsTLSFetch, type FetchFunction } from '../../util/webhook/client.ts';
+import { loadWebhookKubeconfig } from '../../util/webhook/kubeconfig.ts';
 import type { AuditBackend } from '../../audit/types.ts';
 import type { Logger } from '../../util/logger.ts';
 
@@ -370,8 +373,8 @@ export class AuditOptions implements OptionsGroup {
         }
         const tls = client.tls;
         let fetchFn: FetchFunction | undefined;
-        if (tls.caData || tls.certData || tls.insecureSkipTLSVerify) {
-          if (ctx.auditWebhookFetch) fetchFn = ctx.auditWebhookFetch(tls);
+        if (needsTLSFetch(tls)) {
+          if (ctx.webhookFetch) fetchFn = ctx.webhookFetch(tls);
           else logger.warning('Audit webhook kubeconfig has TLS settings this platform cannot apply; using its fetch() and trust store', { server: client.server });
         }
         const initial = this.webhookBatchInitialBackoff.changed ? this.webhookBatchInitialBackoff.value : this.webhookInitialBackoff.value;

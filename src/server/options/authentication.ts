@@ -13,8 +13,8 @@ import type { Config } from '../config.ts';
 import type { Flag, FlagSet } from './flags.ts';
 import { FlagError } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
-import { readTextFile } from './filesystem.ts';
-import { goQuote } from '../../endpoints/responsewriters/status.ts';
+import { readTextFile } from '../../util/filesystem.ts';
+import { goQuote } from '../../util/go.ts';
 import type { RequestAuthenticator, TokenAuthenticator } from '../../authentication/authenticator.ts';
 import { AnonymousAuthenticator } from '../../authentication/anonymous.ts';
 import { wrapAudienceAgnosticRequest, wrapAudienceAgnosticToken } from '../../authentication/audiences.ts';
@@ -29,8 +29,8 @@ import { ServiceAccountTokenAuthenticator } from '../../authentication/serviceac
 import { newOpenIDMetadata, openIDMetadataInstaller } from '../../authentication/openid.ts';
 import { allowedSigningAlgorithms, JWTAuthenticator, type Fetch, type JWTAuthenticatorConfig } from '../../authentication/jwt.ts';
 import { legacyOIDCConfig, parseAuthenticationConfiguration, type AuthenticationConfiguration } from '../../authentication/authentication-config.ts';
-import { loadWebhookKubeconfig, WebhookTokenAuthenticator } from '../../authentication/webhook.ts';
-import type { WebhookTLSConfig } from '../../audit/webhook.ts';
+import { WebhookTokenAuthenticator } from '../../authentication/webhook.ts';
+import { loadWebhookKubeconfig, type WebhookTLSConfig } from '../../util/webhook/kubeconfig.ts';
 
 const minute = 60e9;
 
@@ -214,7 +214,7 @@ export class AuthenticationOptions implements OptionsGroup {
     const logger = ctx.logger;
     const read = (path: string) => readTextFile(fs, path);
     const tlsFetch = (tls: WebhookTLSConfig): Fetch | undefined => {
-      const f = ctx.auditWebhookFetch?.(tls);
+      const f = ctx.webhookFetch?.(tls);
       return f ? (input, init) => f(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, init ?? {}) : undefined;
     };
 

@@ -18,8 +18,10 @@ import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupAuthorizer 
 import { UnionAuthorizer, UnionRuleResolver } from '../../authorization/union.ts';
 import { RBACAuthorizer } from '../../authorization/rbac/authorizer.ts';
 import { ManifestLoader } from '../../authorization/rbac/loader.ts';
-import { parseWebhookKubeconfig, WebhookAuthorizer, type WebhookFetchFactory } from '../../authorization/webhook.ts';
-import { readTextFile } from './filesystem.ts';
+import { WebhookAuthorizer } from '../../authorization/webhook.ts';
+import type { WebhookFetchFactory } from '../../util/webhook/client.ts';
+import { loadWebhookKubeconfig } from '../../util/webhook/kubeconfig.ts';
+import { readTextFile } from '../../util/filesystem.ts';
 import { installReviewAPIs } from '../../apis/install.ts';
 import { instrumentAuthorizer } from '../../metrics/authorization.ts';
 import { adminTokenAuthenticator, adminKubeconfig, adminKubeconfigName, adminUserName, existingAdminToken, localServerURL, newAdminToken } from '../../authorization/admin.ts';
@@ -40,17 +42,6 @@ export function defaultAuthorizationModes(servesTLS: boolean | undefined): strin
 }
 
 const ns = 1_000_000; // nanoseconds per millisecond
-
-/** Adapts the platform's TLS-aware webhook fetch (ApplyContext.auditWebhookFetch) to the kubeconfig fields. */
-function platformFetch(factory: NonNullable<ApplyContext['auditWebhookFetch']>): WebhookFetchFactory {
-  return (c) =>
-    factory({
-      ...(c.caData ? { caData: c.caData } : {}),
-      ...(c.clientCertData ? { certData: c.clientCertData } : {}),
-      ...(c.clientKeyData ? { keyData: c.clientKeyData } : {}),
-      ...(c.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
-    }) as typeof fetch;
-}
 
 export class AuthorizationOptions implements OptionsGroup {
   modes!: Flag<string[]>;
@@ -154,17 +145,13 @@ export class AuthorizationOptions implements OptionsGroup {
         }
         case modeWebhook: {
           const file = this.webhookConfigFile.value;
-          const client = await parseWebhookKubeconfig(await readTextFile(ctx.fileSystem, file), file, (p) => readTextFile(ctx.fileSystem, p));
+          const client = await loadWebhookKubeconfig(ctx.fileSystem, file);
           const a = new WebhookAuthorizer({
             client,
             version: this.webhookVersion.value as 'v1' | 'v1beta1',
             authorizedTTL: this.webhookCacheAuthorizedTTL.value / ns,
             unauthorizedTTL: this.webhookCacheUnauthorizedTTL.value / ns,
-            ...(this.webhookFetchFactory
-              ? { fetchFactory: this.webhookFetchFactory }
-              : ctx.auditWebhookFetch
-                ? { fetchFactory: platformFetch(ctx.auditWebhookFetch) }
-                : {}),
+            ...((this.webhookFetchFactory ?? ctx.webhookFetch) ? { fetchFactory: this.webhookFetchFactory ?? ctx.webhookFetch } : {}),
           });
           authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
           resolvers.push(a);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EtcdOptions } from './etcd.ts';
 import { FlagSet } from './flags.ts';
 import { ServerOptions } from './options.ts';
-import { MemoryFileSystem } from './filesystem.ts';
+import { MemoryFileSystem } from '../../util/filesystem.ts';
 import { newConfig } from '../config.ts';
 import { discardLogger } from '../../util/logger.ts';
 import { EtcdKV } from '../../storage/etcd3/kv.ts';

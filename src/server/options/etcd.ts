@@ -24,7 +24,7 @@ import {
 } from '../../storage/storagebackend/config.ts';
 import { newStorageCheck } from '../../storage/storagebackend/healthcheck.ts';
 import { openStorageBackend } from '../../storage/storagebackend/open.ts';
-import { readTextFile } from './filesystem.ts';
+import { readTextFile } from '../../util/filesystem.ts';
 
 const nanosPerMs = 1e6;
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FlagSet, HelpRequested, isIP } from './flags.ts';
+import { FlagSet, HelpRequested } from './flags.ts';
+import { isIP } from '../../util/net.ts';
 
 function fs() {
   const f = new FlagSet('kube-apiserver');

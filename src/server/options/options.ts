@@ -4,13 +4,13 @@
 
 import type { Config } from '../config.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { FileSystem } from './filesystem.ts';
+import type { FileSystem } from '../../util/filesystem.ts';
 import { FlagSet } from './flags.ts';
 import { SecureServingOptions } from './serving.ts';
 import { LogsOptions } from './logs.ts';
 import { AuditOptions } from './audit.ts';
 import type { AuditLogOpener } from '../../audit/log.ts';
-import type { WebhookFetchFactory } from '../../audit/webhook.ts';
+import type { WebhookFetchFactory } from '../../util/webhook/client.ts';
 import { FeatureOptions } from './features.ts';
 import { AuthenticationOptions } from './authentication.ts';
 import { AuthorizationOptions } from './authorization.ts';
@@ -33,8 +33,8 @@ export interface ApplyContext {
   chooseHostInterface?: () => string;
   /** Opens an audit log file with rotation (Node: adapters/node/audit-log-writer.ts); absent: only `--audit-log-path=-`. */
   openAuditLog?: AuditLogOpener;
-  /** A fetch using the audit webhook kubeconfig's CA/client certificate; absent: the platform fetch. */
-  auditWebhookFetch?: WebhookFetchFactory;
+  /** A fetch using a webhook kubeconfig's CA/client certificate (audit, authn, authz); absent: the platform fetch. */
+  webhookFetch?: WebhookFetchFactory;
   /** Storage engines the platform provides (SQLite binding, TLS fetch for etcd, a Durable Object). */
   storage?: StoragePlatform;
 }

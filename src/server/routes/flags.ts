@@ -2,9 +2,9 @@
 // to change the log verbosity at run time. Unlisted, like every /debug path.
 
 import type { Handler } from '../../endpoints/request/context.ts';
-import type { PathRecorderMux } from '../mux.ts';
+import type { PathRecorderMux } from '../mux/pathrecorder.ts';
 import type { Logger } from '../../util/logger.ts';
-import { goQuote } from '../../endpoints/responsewriters/status.ts';
+import { goQuote } from '../../util/go.ts';
 
 function text(status: number, body: string): Response {
   return new Response(body, { status, headers: { 'content-type': 'text/plain' } });

@@ -1,6 +1,6 @@
 // The index (`/` and `/index.html`, routes/index.go): the listed paths as pretty JSON.
 
-import type { PathRecorderMux } from '../mux.ts';
+import type { PathRecorderMux } from '../mux/pathrecorder.ts';
 
 /** `{"paths": [...]}`, two-space indented, no trailing newline, application/json. */
 export function indexResponse(paths: string[], status = 200): Response {

@@ -10,15 +10,26 @@ import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../
 import { newForbidden } from '../../authorization/forbidden.ts';
 import { builtinResources, FinalizerKubernetes, type ResourceDefinition } from '../../registry/core/resources.ts';
 import { formatTime, Store, type KubeObject } from '../../registry/generic/store.ts';
-import type { APIEnv } from '../handler.ts';
-import type { GenericAPIServer } from '../genericapiserver.ts';
-import { installAPIGroup, type APIGroupInfo } from './discovery.ts';
+import type { APIEnv, RouteTarget } from '../mux/container.ts';
+import type { StorageBackend } from '../../storage/storagebackend/open.ts';
+import type { Logger } from '../../util/logger.ts';
+import { installAPIGroup, type APIGroupInfo } from '../../endpoints/discovery/discovery.ts';
 
 const namespacesGR: GroupResource = { group: '', resource: 'namespaces' };
 const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+/** What installResourceAPIs reads from the server's Config. */
+export interface ResourceAPIsConfig {
+  storage?: StorageBackend;
+  logger: Logger;
+  maxRequestBodyBytes: number;
+  minRequestTimeout: number;
+  enableDiscovery: boolean;
+  externalAddress: string;
+}
+
 /** A Config.routeInstallers entry: serves builtinResources when the config has a storage backend. */
-export function installResourceAPIs(server: GenericAPIServer): void {
+export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): void {
   const c = server.config;
   if (!c.storage) return;
   // The backend's factory: its watch caches stop when the backend closes.

@@ -1,7 +1,7 @@
 // /version (k8s.io/apiserver/pkg/endpoints/discovery/version.go): version.Info as pretty JSON.
 
 import type { Hono } from 'hono';
-import type { APIEnv } from '../handler.ts';
+import type { APIEnv } from '../mux/container.ts';
 
 /** k8s.io/apimachinery/pkg/version.Info; key order is the wire order. */
 export interface VersionInfo {

@@ -1,7 +1,8 @@
 // Field-level validation errors (k8s.io/apimachinery/pkg/util/validation/field/{path.go,errors.go}):
 // the `metadata.name: Invalid value: "Foo": …` strings and the StatusCauses of a 422 Invalid.
 
-import { goJSON, goQuote, type StatusCause } from '../../endpoints/responsewriters/status.ts';
+import { goJSON, type StatusCause } from '../../endpoints/responsewriters/status.ts';
+import { goQuote } from '../go.ts';
 
 /** field.Path: a field path printed as `spec.containers[0].name` or `metadata.labels[app]`. */
 export class Path {

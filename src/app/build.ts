@@ -2,10 +2,10 @@
 // ApplyTo) → Config → complete → New with the kube not-found handler → PrepareRun.
 // The Node CLI and every edge adapter build their server through this one function.
 
-import { complete, newConfig, newServer, type Config } from './config.ts';
-import { newEmptyDelegate, notFoundHandler, type GenericAPIServer } from './genericapiserver.ts';
-import { aggregateErrors, ServerOptions, type ApplyContext } from './options/options.ts';
-import { MemoryFileSystem } from './options/filesystem.ts';
+import { complete, newConfig, newServer, type Config } from '../server/config.ts';
+import { newEmptyDelegate, notFoundHandler, type GenericAPIServer } from '../server/genericapiserver.ts';
+import { aggregateErrors, ServerOptions, type ApplyContext } from '../server/options/options.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import { KlogLogger } from '../util/logger.ts';
 
 export class OptionsValidationError extends Error {
@@ -49,7 +49,7 @@ export async function buildServerFromFlags(args: readonly string[], opts: BuildS
     hostIP: opts.hostIP,
     chooseHostInterface: opts.chooseHostInterface,
     openAuditLog: opts.openAuditLog,
-    auditWebhookFetch: opts.auditWebhookFetch,
+    webhookFetch: opts.webhookFetch,
     storage: opts.storage,
   });
   await opts.configure?.(config);

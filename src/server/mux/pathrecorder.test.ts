@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PathRecorderMux } from './mux.ts';
-import { newRequestContext } from '../endpoints/request/context.ts';
+import { PathRecorderMux } from './pathrecorder.ts';
+import { newRequestContext } from '../../endpoints/request/context.ts';
 
 const named = (name: string) => () => new Response(name);
 

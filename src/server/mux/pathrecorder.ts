@@ -2,8 +2,8 @@
 // prefixes (most slashes, then longest, then reverse lexical), then the not-found handler.
 // Method-agnostic. Every mutation swaps in a fresh immutable table, so serving never locks.
 
-import type { Handler, RequestContext } from '../endpoints/request/context.ts';
-import { notFoundText } from '../endpoints/responsewriters/status.ts';
+import type { Handler, RequestContext } from '../../endpoints/request/context.ts';
+import { notFoundText } from '../../endpoints/responsewriters/status.ts';
 
 interface PrefixEntry {
   prefix: string;

@@ -1,17 +1,18 @@
-// The audit webhook's fetch on Node when the kubeconfig carries TLS material (a CA bundle,
-// a client certificate and key, insecure-skip-tls-verify, tls-server-name): global fetch() cannot
-// take those, node:https can. Plain http:// and TLS-less kubeconfigs use the platform fetch.
+// A webhook's fetch on Node (audit, token review, subject access review) when the kubeconfig
+// carries TLS material (a CA bundle, a client certificate and key, insecure-skip-tls-verify,
+// tls-server-name): global fetch() cannot take those, node:https can. Plain http:// and TLS-less kubeconfigs use the platform fetch.
 //
-//   buildServerFromFlags(argv, { fileSystem, openAuditLog: openAuditLogFile, auditWebhookFetch: nodeAuditWebhookFetch })
+//   buildServerFromFlags(argv, { fileSystem, openAuditLog: openAuditLogFile, webhookFetch: nodeWebhookFetch })
 
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchFunction, WebhookTLSConfig } from '../../src/audit/webhook.ts';
+import type { FetchFunction } from '../../src/util/webhook/client.ts';
+import type { WebhookTLSConfig } from '../../src/util/webhook/kubeconfig.ts';
 
 const nullBodyStatus = new Set([101, 103, 204, 205, 304]);
 
-/** A WebhookFetchFactory for ApplyContext.auditWebhookFetch. */
-export function nodeAuditWebhookFetch(tls: WebhookTLSConfig): FetchFunction {
+/** A WebhookFetchFactory for ApplyContext.webhookFetch. */
+export function nodeWebhookFetch(tls: WebhookTLSConfig): FetchFunction {
   return (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input);

@@ -6,7 +6,7 @@
 // ListMeta, ObjectMeta, GroupVersionKind) and k8s.io/api/apidiscovery/v2/generated.proto.
 // Input is the JSON shape discovery.ts builds, so both encodings come from one document.
 
-import { encodeEnvelope, encodeMessage, type EncField } from '../../apis/protobuf.ts';
+import { encodeEnvelope, encodeMessage, type EncField } from '../../util/protobuf.ts';
 
 type J = Record<string, unknown>;
 

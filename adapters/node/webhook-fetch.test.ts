@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import 'reflect-metadata';
 import { generateSelfSignedCertKey } from '../../src/server/dynamiccertificates/generate.ts';
-import { nodeAuditWebhookFetch } from './audit-webhook-fetch.ts';
+import { nodeWebhookFetch } from './webhook-fetch.ts';
 import { WebhookBackend } from '../../src/audit/webhook.ts';
 import { AuditMetrics } from '../../src/audit/metrics.ts';
 import { discardLogger } from '../../src/util/logger.ts';
@@ -26,19 +26,19 @@ test('audit webhook over TLS with the kubeconfig CA (node:https), and refused wi
     const t = Date.UTC(2026, 0, 1) * 1000;
     const ev = { level: 'Metadata' as const, auditID: 'x', stage: 'ResponseComplete' as const, requestURI: '/', verb: 'get', user: {}, requestReceivedTimestamp: t, stageTimestamp: t };
     const metrics = new AuditMetrics();
-    const ok = new WebhookBackend({ client: { server: url, tls: { caData: pem.cert } }, fetch: nodeAuditWebhookFetch({ caData: pem.cert }), logger: discardLogger, metrics });
+    const ok = new WebhookBackend({ client: { server: url, tls: { caData: pem.cert } }, fetch: nodeWebhookFetch({ caData: pem.cert }), logger: discardLogger, metrics });
     assert.equal(await ok.processEvents([ev]), true);
     assert.match(bodies[0]!, /^\{"kind":"EventList"/);
     const untrusted = new WebhookBackend({
       client: { server: url, tls: {} },
-      fetch: nodeAuditWebhookFetch({}),
+      fetch: nodeWebhookFetch({}),
       backoff: { duration: 1, factor: 1, jitter: 0, steps: 1 },
       logger: discardLogger,
       metrics,
     });
     assert.equal(await untrusted.processEvents([ev]), false);
     assert.equal(metrics.errorTotal.get('webhook'), 1);
-    const insecure = nodeAuditWebhookFetch({ insecureSkipTLSVerify: true });
+    const insecure = nodeWebhookFetch({ insecureSkipTLSVerify: true });
     assert.equal((await insecure(url, { method: 'POST', body: '{}' })).status, 200);
   } finally {
     await new Promise<void>((r) => server.close(() => r()));

@@ -1,9 +1,8 @@
-// Long-running detection as upstream (k8s.io/apiserver/pkg/server/filters/longrunning.go); the check lives in
-// server/config.ts, the filters that honour it are tested here together.
+// Long-running detection as upstream (k8s.io/apiserver/pkg/server/filters/longrunning.go).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { basicLongRunningRequestCheck, kubeLongRunningRequestCheck } from '../server/config.ts';
-import { testContext } from './testing.ts';
+import { basicLongRunningRequestCheck, kubeLongRunningRequestCheck } from './longrunning.ts';
+import { testContext } from '../../filters/testing.ts';
 
 const lr = (check: typeof kubeLongRunningRequestCheck, path: string, method = 'GET') => {
   const ctx = testContext(path, { method });

@@ -8,11 +8,11 @@ import { errorMessage, httpError } from '../endpoints/responsewriters/status.ts'
 import type { Logger } from '../util/logger.ts';
 import { KlogLogger } from '../util/logger.ts';
 import { buildServerFromFlags, type BuiltServer } from './build.ts';
+import type { Config } from '../server/config.ts';
+import { splitArgs } from '../server/options/args.ts';
+import { MemoryFileSystem, type FileSystem } from '../util/filesystem.ts';
+import type { ServingListener } from '../server/genericapiserver.ts';
 import type { StoragePlatform } from '../storage/storagebackend/open.ts';
-import type { Config } from './config.ts';
-import { splitArgs } from './options/args.ts';
-import { MemoryFileSystem, type FileSystem } from './options/filesystem.ts';
-import type { ServingListener } from './genericapiserver.ts';
 
 /** How an adapter (or an embedder) describes the server it wants. */
 export interface EdgeSettings {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EdgeServer, LayeredFileSystem, mergeSettings, settingsFromEnv } from './edge.ts';
-import { MemoryFileSystem } from './options/filesystem.ts';
+import { MemoryFileSystem } from '../util/filesystem.ts';
 import { discardLogger } from '../util/logger.ts';
 
 test('settingsFromEnv: flags, JSON files from every APISERVER_FILES* var, verbosity', () => {
