@@ -7,7 +7,7 @@ import { StatusError, newBadRequest, newInternalError } from '../endpoints/respo
 import { intersectAudiences, withAudiences, type RequestAuthenticator } from '../authentication/authenticator.ts';
 import type { APIEnv } from '../server/mux/container.ts';
 import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
-import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo } from './decode.ts';
+import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo } from '../endpoints/handlers/decode.ts';
 import { selfSubjectReviewSchema, tokenReviewSchema } from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 

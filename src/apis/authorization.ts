@@ -8,7 +8,7 @@ import { StatusError, newBadRequest, type Status, type StatusCause } from '../en
 import type { Attributes, Authorizer, RuleResolver } from '../authorization/authorizer.ts';
 import type { APIEnv } from '../server/mux/container.ts';
 import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
-import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo, type KnownFields } from './decode.ts';
+import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo, type KnownFields } from '../endpoints/handlers/decode.ts';
 import { flattenExtra, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 

@@ -8,7 +8,7 @@ import { decodedPath } from '../endpoints/request/path.ts';
 import { errorNegotiated, newMethodNotSupported, newNotFound, StatusError, newInternalError } from '../endpoints/responsewriters/status.ts';
 import { PathRecorderMux } from './mux/pathrecorder.ts';
 import type { APIEnv, RouteContainer } from './mux/container.ts';
-import { newRestfulNotAcceptable, restfulMatchesAccept } from '../endpoints/handlers/negotiation.ts';
+import { newRestfulNotAcceptable, restfulMatchesAccept } from '../endpoints/responsewriters/negotiation.ts';
 
 /** @deprecated Import APIEnv from src/server/mux/container.ts (kept for branches in flight). */
 export type { APIEnv };

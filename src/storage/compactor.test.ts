@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryKV } from './memory/kv.ts';
 import { Compactor } from './compactor.ts';
-import { StorageFactory } from './factory.ts';
+import { StorageFactory } from './storagebackend/factory.ts';
 import { Cacher } from './cacher/cacher.ts';
 import { Store } from './store.ts';
 

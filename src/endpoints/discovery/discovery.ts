@@ -19,7 +19,7 @@ import {
   type EndpointRestrictions,
   type GroupVersionKind,
   type MediaTypeOptions,
-} from '../handlers/negotiation.ts';
+} from '../responsewriters/negotiation.ts';
 import { encodeDiscoveryProtobuf } from './discovery-protobuf.ts';
 import type { APIEnv, RouteContainer, RouteTarget } from '../../server/mux/container.ts';
 

@@ -4,7 +4,7 @@
 // object per line, flushed per event.
 
 import { stringify as toYAML } from 'yaml';
-import { decodeCreateBody, readBody, type KindInfo } from '../../apis/decode.ts';
+import { decodeCreateBody, readBody, type KindInfo } from './decode.ts';
 import { SelectionPredicate, type ListOptions, type StorageObject, type WatchInterface } from '../../storage/interfaces.ts';
 import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selection/fields.ts';
 import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';

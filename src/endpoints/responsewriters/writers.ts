@@ -15,7 +15,7 @@ import {
   type GroupVersionKind,
   type MediaTypeOptions,
   type SerializerInfo,
-} from '../handlers/negotiation.ts';
+} from './negotiation.ts';
 
 export interface WriteOptions {
   /** The object's protobuf encoding (magic + runtime.Unknown); absent: JSON and YAML only. */

@@ -2,7 +2,7 @@
 // serviceaccounts, coordination.k8s.io/v1 leases. Strategies follow kube's pkg/registry/core/*/strategy.go
 // and validation pkg/apis/core/validation/validation.go; columns follow pkg/printers/internalversion.
 
-import { objectMetaFields, type KindInfo, type KnownFields } from '../../apis/decode.ts';
+import { objectMetaFields, type KindInfo, type KnownFields } from '../../endpoints/handlers/decode.ts';
 import { objectMetaSchema, type Schema } from '../../util/protobuf.ts';
 import { forbidden, invalid, notSupported, Path, required, tooLong, type ErrorList } from '../../util/validation/field.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';

@@ -9,7 +9,7 @@ import { EtcdKV } from '../etcd3/kv.ts';
 import { MemoryKV } from '../memory/kv.ts';
 import { EtcdCompactor } from '../etcd3/compactor.ts';
 import { Compactor } from '../compactor.ts';
-import { StorageFactory } from '../factory.ts';
+import { StorageFactory } from './factory.ts';
 import type { EtcdFetch } from '../etcd3/client.ts';
 import type { StorageBackendConfig } from './config.ts';
 

@@ -3,12 +3,12 @@
 // storage_factory.go): the store over the engine under `--etcd-prefix`, and, unless
 // `--watch-cache=false`, the watch cache above it.
 
-import type { GroupResource } from '../endpoints/apierrors.ts';
-import { Cacher, type CacherConfig } from './cacher/cacher.ts';
-import type { Interface, StorageObject } from './interfaces.ts';
-import { builtinResourcePrefix, customResourcePrefix, DefaultEtcdPrefix } from './keys.ts';
-import type { KV } from './kv.ts';
-import { Store } from './store.ts';
+import type { GroupResource } from '../../endpoints/apierrors.ts';
+import { Cacher, type CacherConfig } from '../cacher/cacher.ts';
+import type { Interface, StorageObject } from '../interfaces.ts';
+import { builtinResourcePrefix, customResourcePrefix, DefaultEtcdPrefix } from '../keys.ts';
+import type { KV } from '../kv.ts';
+import { Store } from '../store.ts';
 
 export interface StorageFactoryConfig {
   kv: KV;

@@ -4,11 +4,11 @@
 // Warning header, Ignore), and the errors' upstream wording.
 
 import { parse as parseYAML } from 'yaml';
-import type { RequestContext } from '../endpoints/request/context.ts';
-import { StatusError, newBadRequest, type Status } from '../endpoints/responsewriters/status.ts';
-import { writeObjectNegotiated } from '../endpoints/responsewriters/writers.ts';
-import { addWarning } from '../endpoints/request/warning.ts';
-import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../util/protobuf.ts';
+import type { RequestContext } from '../request/context.ts';
+import { StatusError, newBadRequest, type Status } from '../responsewriters/status.ts';
+import { writeObjectNegotiated } from '../responsewriters/writers.ts';
+import { addWarning } from '../request/warning.ts';
+import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../../util/protobuf.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
 export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };

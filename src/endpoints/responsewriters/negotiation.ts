@@ -2,7 +2,7 @@
 // and errors.go), and go-restful's Accept check of a route's Produces list, which runs before
 // the handler (github.com/emicklei/go-restful/v3 route.go matchesAccept, jsr311.go detectRoute).
 
-import { parseAccept, type Status } from '../responsewriters/status.ts';
+import { parseAccept, type Status } from './status.ts';
 
 /** One serializer of the negotiated serializer (runtime.SerializerInfo, the parts used here). */
 export interface SerializerInfo {
