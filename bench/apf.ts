@@ -38,7 +38,10 @@ writeFileSync(join(dir, 'apiserver.crt'), pem.cert);
 writeFileSync(join(dir, 'apiserver.key'), pem.key);
 
 async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...serverNodeFlags, join(import.meta.dirname, 'apf-server.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, [...serverNodeFlags, join(import.meta.dirname, 'apf-server.ts'), dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+  });
   const rl = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     rl.on('line', (line) => {
@@ -65,8 +68,28 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 }
 
-function h2loadArgs(port: number, token: string, clients: number, streams: number, seconds: number, log: string): string[] {
-  return ['-D', String(seconds), '-c', String(clients), '-m', String(streams), '-t', '1', '-H', `authorization: Bearer ${token}`, `--log-file=${log}`, `https://127.0.0.1:${port}${benchPath}`];
+function h2loadArgs(
+  port: number,
+  token: string,
+  clients: number,
+  streams: number,
+  seconds: number,
+  log: string,
+): string[] {
+  return [
+    '-D',
+    String(seconds),
+    '-c',
+    String(clients),
+    '-m',
+    String(streams),
+    '-t',
+    '1',
+    '-H',
+    `authorization: Bearer ${token}`,
+    `--log-file=${log}`,
+    `https://127.0.0.1:${port}${benchPath}`,
+  ];
 }
 
 function parseH2load(out: string, log: string): H2Result {
@@ -114,31 +137,56 @@ const pid = child.pid!;
 let peak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 200);
 try {
-  console.log(`edge-apiserver APF bench: node ${process.version} ${serverNodeFlags.join(' ')}, ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`high level: h2load -c ${highClients} -m 1 (workload-high); flood: h2load -c ${floodClients} -m ${floodStreams} (workload-low, one service account); ${duration}s each\n`);
+  console.log(
+    `edge-apiserver APF bench: node ${process.version} ${serverNodeFlags.join(' ')}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `high level: h2load -c ${highClients} -m 1 (workload-high); flood: h2load -c ${floodClients} -m ${floodStreams} (workload-low, one service account); ${duration}s each\n`,
+  );
   // Warm up, then the unloaded baseline.
   await runH2load(h2loadArgs(port, 'high', highClients, 1, 2, join(dir, 'warm.log')), join(dir, 'warm.log'));
   const rssIdle = rssMiB(pid);
-  const unloaded = await runH2load(h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'u.log')), join(dir, 'u.log'));
+  const unloaded = await runH2load(
+    h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'u.log')),
+    join(dir, 'u.log'),
+  );
   const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
   console.log('                               req/s     p50 ms   p99 ms   2xx       4xx (429)  5xx  failed');
   const row = (label: string, r: H2Result) =>
-    console.log(`${label.padEnd(29)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}   ${String(r.ok).padStart(7)}   ${String(r.s4xx).padStart(7)}  ${String(r.s5xx).padStart(5)}  ${String(r.failed).padStart(5)}`);
+    console.log(
+      `${label.padEnd(29)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}   ${String(r.ok).padStart(7)}   ${String(r.s4xx).padStart(7)}  ${String(r.s5xx).padStart(5)}  ${String(r.failed).padStart(5)}`,
+    );
   row('workload-high unloaded', unloaded);
 
   // Scenario A: the flood backs off on 429 for Retry-After seconds, as client-go does.
   peak = 0;
   const clientFlood = new Promise<string>((resolve) => {
-    const c = spawn(process.execPath, [join(import.meta.dirname, 'apf-flood.ts'), String(port), 'flood1', String(floodClients), String(floodStreams), String(duration + 3)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    });
+    const c = spawn(
+      process.execPath,
+      [
+        join(import.meta.dirname, 'apf-flood.ts'),
+        String(port),
+        'flood1',
+        String(floodClients),
+        String(floodStreams),
+        String(duration + 3),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      },
+    );
     let out = '';
     c.stdout.on('data', (d) => (out += d));
     c.on('exit', () => resolve(out.trim()));
   });
   await new Promise((r) => setTimeout(r, 1500));
-  const loadedA = await runH2load(h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'la.log')), join(dir, 'la.log'));
+  const loadedA = await runH2load(
+    h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'la.log')),
+    join(dir, 'la.log'),
+  );
   const countsA = JSON.parse((await clientFlood) || '{}') as Record<string, number>;
   const peakA = peak;
   row('workload-high, flood A', loadedA);
@@ -146,18 +194,32 @@ try {
 
   // Scenario B: h2load ignores Retry-After and re-sends at once (worst case).
   peak = 0;
-  const flood = runH2load(h2loadArgs(port, 'flood1', floodClients, floodStreams, duration + 3, join(dir, 'f.log')), join(dir, 'f.log'));
+  const flood = runH2load(
+    h2loadArgs(port, 'flood1', floodClients, floodStreams, duration + 3, join(dir, 'f.log')),
+    join(dir, 'f.log'),
+  );
   await new Promise((r) => setTimeout(r, 1500));
-  const loadedB = await runH2load(h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'l.log')), join(dir, 'l.log'));
+  const loadedB = await runH2load(
+    h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'l.log')),
+    join(dir, 'l.log'),
+  );
   const f = await flood;
   const peakB = peak;
   const rssAfter = rssMiB(pid);
   row('workload-high, flood B', loadedB);
   row('workload-low flood B (h2load)', f);
-  console.log(`\nflood A (backs off on Retry-After): ${JSON.stringify(countsA)} responses by status over ${duration + 3}s`);
-  console.log(`p99 ratio flooded/unloaded: A ${(loadedA.p99 / unloaded.p99).toFixed(2)}, B ${(loadedB.p99 / unloaded.p99).toFixed(2)} (target ≤ 2.00)`);
-  console.log(`workload-high failures: A ${loadedA.s4xx + loadedA.s5xx + loadedA.failed}, B ${loadedB.s4xx + loadedB.s5xx + loadedB.failed}`);
-  console.log(`server RSS: ${fmt(rssIdle)} MiB idle, peak ${fmt(peakA)} MiB (A) / ${fmt(peakB)} MiB (B), ${fmt(rssAfter)} MiB after`);
+  console.log(
+    `\nflood A (backs off on Retry-After): ${JSON.stringify(countsA)} responses by status over ${duration + 3}s`,
+  );
+  console.log(
+    `p99 ratio flooded/unloaded: A ${(loadedA.p99 / unloaded.p99).toFixed(2)}, B ${(loadedB.p99 / unloaded.p99).toFixed(2)} (target ≤ 2.00)`,
+  );
+  console.log(
+    `workload-high failures: A ${loadedA.s4xx + loadedA.s5xx + loadedA.failed}, B ${loadedB.s4xx + loadedB.s5xx + loadedB.failed}`,
+  );
+  console.log(
+    `server RSS: ${fmt(rssIdle)} MiB idle, peak ${fmt(peakA)} MiB (A) / ${fmt(peakB)} MiB (B), ${fmt(rssAfter)} MiB after`,
+  );
 } finally {
   clearInterval(sampler);
   const exited = new Promise((r) => child.once('exit', r));

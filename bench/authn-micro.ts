@@ -4,7 +4,14 @@
 
 import 'reflect-metadata';
 import { exportPKCS8, generateKeyPair } from 'jose';
-import { complete, newConfig, newServer, newEmptyDelegate, notFoundHandler, type GenericAPIServer } from '../src/index.ts';
+import {
+  complete,
+  newConfig,
+  newServer,
+  newEmptyDelegate,
+  notFoundHandler,
+  type GenericAPIServer,
+} from '../src/index.ts';
 import { discardLogger } from '../src/util/logger.ts';
 import { AuthenticationOptions } from '../src/server/options/authentication.ts';
 import { FlagSet } from '../src/server/options/flags.ts';
@@ -15,7 +22,13 @@ const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const pem = await exportPKCS8(privateKey);
 const issuer = 'https://kubernetes.default.svc.cluster.local';
 const fileSystem = new MemoryFileSystem({ '/tokens.csv': 'bench-token,bench,1,"system:masters"\n', '/sa.key': pem });
-const jwt = await mintServiceAccountToken({ signingKey: pem, issuer, namespace: 'default', name: 'bench', expirationSeconds: 86400 });
+const jwt = await mintServiceAccountToken({
+  signingKey: pem,
+  issuer,
+  namespace: 'default',
+  name: 'bench',
+  expirationSeconds: 86400,
+});
 
 async function build(args: string[] | undefined, cacheTTL?: number): Promise<GenericAPIServer> {
   const c = newConfig({ logger: discardLogger });
@@ -38,8 +51,16 @@ const saFlags = ['--service-account-issuer', issuer, '--service-account-signing-
 const cases: { name: string; server: GenericAPIServer; headers: Record<string, string> }[] = [
   { name: 'no authenticator', server: await build(undefined), headers: {} },
   { name: 'anonymous', server: await build([]), headers: {} },
-  { name: 'token file (cached)', server: await build(['--token-auth-file=/tokens.csv']), headers: { authorization: 'Bearer bench-token' } },
-  { name: 'token file (uncached)', server: await build(['--token-auth-file=/tokens.csv'], 0), headers: { authorization: 'Bearer bench-token' } },
+  {
+    name: 'token file (cached)',
+    server: await build(['--token-auth-file=/tokens.csv']),
+    headers: { authorization: 'Bearer bench-token' },
+  },
+  {
+    name: 'token file (uncached)',
+    server: await build(['--token-auth-file=/tokens.csv'], 0),
+    headers: { authorization: 'Bearer bench-token' },
+  },
   { name: 'SA JWT RS256 (cached)', server: await build(saFlags), headers: { authorization: `Bearer ${jwt}` } },
   { name: 'SA JWT RS256 (uncached)', server: await build(saFlags, 0), headers: { authorization: `Bearer ${jwt}` } },
 ];

@@ -28,12 +28,16 @@ const h1Conns = Number(process.env.BENCH_H1_CONNECTIONS ?? 32);
 const only = process.env.BENCH_VARIANTS?.split(',');
 /** No load-tool run may hang the bench (killed after this, its result then reads as NaN). */
 const toolTimeout = (duration + 30) * 1000;
-const selected = [...main, ...diagnostics].filter((v) => v.baseline || (only ? only.includes(v.name) : main.includes(v)));
+const selected = [...main, ...diagnostics].filter(
+  (v) => v.baseline || (only ? only.includes(v.name) : main.includes(v)),
+);
 const protocols = (process.env.BENCH_PROTOCOLS ?? 'h2,h1').split(',');
 
 function requireTool(bin: string, pkg: string): void {
   if (spawnSync('sh', ['-c', `command -v ${bin}`]).status !== 0) {
-    console.error(`${bin} not found. Install the load tools with:\n  sudo apt-get update && sudo apt-get install -y nghttp2-client wrk\n(${bin} comes from Debian's ${pkg} package.)`);
+    console.error(
+      `${bin} not found. Install the load tools with:\n  sudo apt-get update && sudo apt-get install -y nghttp2-client wrk\n(${bin} comes from Debian's ${pkg} package.)`,
+    );
     process.exit(1);
   }
 }
@@ -69,7 +73,10 @@ writeFileSync(join(dir, 'apiserver.crt'), pem.cert);
 writeFileSync(join(dir, 'apiserver.key'), pem.key);
 
 async function startServer(name: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...serverNodeFlags, join(import.meta.dirname, 'server.ts'), name, dir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const child = spawn(process.execPath, [...serverNodeFlags, join(import.meta.dirname, 'server.ts'), name, dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+  });
   const rl = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     rl.on('line', (line) => {
@@ -91,9 +98,13 @@ async function stopServer(child: ChildProcess): Promise<void> {
 // Request headers per variant (Variant.prepare, e.g. Authorization), sent by every client.
 const variantHeaders = new Map<string, Record<string, string>>();
 for (const v of selected) if (v.prepare) variantHeaders.set(v.name, await v.prepare(dir));
-const headerArgs = (name: string) => Object.entries(variantHeaders.get(name) ?? {}).flatMap(([k, val]) => ['-H', `${k}: ${val}`]);
+const headerArgs = (name: string) =>
+  Object.entries(variantHeaders.get(name) ?? {}).flatMap(([k, val]) => ['-H', `${k}: ${val}`]);
 
-function get(port: number, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function get(
+  port: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     https
       .get({ host: '127.0.0.1', port, path: benchPath, rejectUnauthorized: false, headers }, (res) => {
@@ -116,21 +127,63 @@ function runH2load(port: number, extra: string[] = [], pid?: number): Result {
   const target = `https://127.0.0.1:${port}${benchPath}`;
   // Warm-up, then the measured run (separate, so the CPU window holds only counted requests).
   // A request count, not `-D 1`: h2load 1.52 sometimes never ends a very short timed run.
-  spawnSync('h2load', ['-n', String(h2Clients * h2Streams * 20), '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', ...extra, target], { timeout: toolTimeout });
+  spawnSync(
+    'h2load',
+    [
+      '-n',
+      String(h2Clients * h2Streams * 20),
+      '-c',
+      String(h2Clients),
+      '-m',
+      String(h2Streams),
+      '-t',
+      '1',
+      ...extra,
+      target,
+    ],
+    { timeout: toolTimeout },
+  );
   const cpu0 = cpuSeconds(pid);
-  const r = spawnSync('h2load', ['-D', String(duration), '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', `--log-file=${log}`, ...extra, target], { encoding: 'utf8', timeout: toolTimeout });
+  const r = spawnSync(
+    'h2load',
+    [
+      '-D',
+      String(duration),
+      '-c',
+      String(h2Clients),
+      '-m',
+      String(h2Streams),
+      '-t',
+      '1',
+      `--log-file=${log}`,
+      ...extra,
+      target,
+    ],
+    { encoding: 'utf8', timeout: toolTimeout },
+  );
   const cpu = cpuSeconds(pid) - cpu0;
   const out = r.stdout + r.stderr;
   const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(out)?.[1] ?? NaN);
   const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out)?.[1] ?? NaN);
   const failed = Number(/requests: .*?(\d+) failed/.exec(out)?.[1] ?? 0);
-  const non2xx = Number(/status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out)?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
+  const non2xx = Number(
+    /status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/
+      .exec(out)
+      ?.slice(1)
+      .reduce((a, b) => a + Number(b), 0) ?? 0,
+  );
   const lat = readFileSync(log, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => Number(l.split('\t')[2]) / 1000)
     .sort((a, b) => a - b);
-  return { rps, p50: percentile(lat, 50), p99: percentile(lat, 99), errors: failed + non2xx, cpuUs: (cpu / done) * 1e6 };
+  return {
+    rps,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    errors: failed + non2xx,
+    cpuUs: (cpu / done) * 1e6,
+  };
 }
 
 function wrkMillis(s: string | undefined): number {
@@ -142,9 +195,25 @@ function wrkMillis(s: string | undefined): number {
 
 function runWrk(port: number, extra: string[] = [], pid?: number): Result {
   // Warm-up, then the measured run.
-  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...extra, `https://127.0.0.1:${port}${benchPath}`], { timeout: toolTimeout });
+  spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...extra, `https://127.0.0.1:${port}${benchPath}`], {
+    timeout: toolTimeout,
+  });
   const cpu0 = cpuSeconds(pid);
-  const r = spawnSync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, '--latency', ...extra, `https://127.0.0.1:${port}${benchPath}`], { encoding: 'utf8', timeout: toolTimeout });
+  const r = spawnSync(
+    'wrk',
+    [
+      '-t',
+      '1',
+      '-c',
+      String(h1Conns),
+      '-d',
+      `${duration}s`,
+      '--latency',
+      ...extra,
+      `https://127.0.0.1:${port}${benchPath}`,
+    ],
+    { encoding: 'utf8', timeout: toolTimeout },
+  );
   const cpu = cpuSeconds(pid) - cpu0;
   const out = r.stdout + r.stderr;
   const done = Number(/(\d+) requests in /.exec(out)?.[1] ?? NaN);
@@ -162,8 +231,14 @@ function runWrk(port: number, extra: string[] = [], pid?: number): Result {
 const results = new Map<string, { h2: Result[]; h1: Result[] }>();
 for (const v of selected) results.set(v.name, { h2: [], h1: [] });
 
-console.log(`edge-apiserver bench: ${selected.map((v) => v.name).join(', ')}; ${rounds} rounds × ${duration}s per protocol`);
-console.log(`node ${process.version} ${serverNodeFlags.join(' ')}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `edge-apiserver bench: ${selected.map((v) => v.name).join(', ')}; ${rounds} rounds × ${duration}s per protocol`,
+);
+console.log(
+  `node ${process.version} ${serverNodeFlags.join(' ')}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`h2: h2load -c ${h2Clients} -m ${h2Streams} -t 1; http/1.1: wrk -t 1 -c ${h1Conns}\n`);
 
 // Sanity: every variant answers the same status and body.
@@ -191,7 +266,9 @@ for (let round = 1; round <= rounds; round++) {
       const h1 = protocols.includes('h1') ? runWrk(port, headerArgs(v.name), child.pid) : none;
       results.get(v.name)!.h2.push(h2);
       results.get(v.name)!.h1.push(h1);
-      console.log(`round ${round} ${v.name.padEnd(11)} h2 ${h2.rps.toFixed(0).padStart(7)} req/s   http/1.1 ${h1.rps.toFixed(0).padStart(7)} req/s   cpu/req ${h2.cpuUs.toFixed(0)}/${h1.cpuUs.toFixed(0)} µs   load ${loadavg()[0]!.toFixed(1)}${h2.errors + h1.errors ? `   (errors: ${h2.errors + h1.errors})` : ''}`);
+      console.log(
+        `round ${round} ${v.name.padEnd(11)} h2 ${h2.rps.toFixed(0).padStart(7)} req/s   http/1.1 ${h1.rps.toFixed(0).padStart(7)} req/s   cpu/req ${h2.cpuUs.toFixed(0)}/${h1.cpuUs.toFixed(0)} µs   load ${loadavg()[0]!.toFixed(1)}${h2.errors + h1.errors ? `   (errors: ${h2.errors + h1.errors})` : ''}`,
+      );
     } finally {
       await stopServer(child);
     }
@@ -202,7 +279,6 @@ function median(rs: Result[]): Result {
   const sorted = [...rs].sort((a, b) => a.rps - b.rps);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
-
 
 // BENCH_PAIRED=1: the baseline and each variant served at the same time, each driven by its own
 // load tool, so both see the same neighbours. With the scheduler sharing the CPU fairly, the
@@ -229,15 +305,45 @@ async function paired(): Promise<void> {
       try {
         const url = (port: number) => `https://127.0.0.1:${port}${benchPath}`;
         if (protocols.includes('h2')) {
-          const h2 = (port: number, name: string) => ['-D', String(duration), '--warm-up-time=1', '-c', String(h2Clients), '-m', String(h2Streams), '-t', '1', ...headerArgs(name), url(port)];
-          const [oa, ob] = await Promise.all([runAsync('h2load', h2(a.port, baseV.name)), runAsync('h2load', h2(b.port, v.name))]);
+          const h2 = (port: number, name: string) => [
+            '-D',
+            String(duration),
+            '--warm-up-time=1',
+            '-c',
+            String(h2Clients),
+            '-m',
+            String(h2Streams),
+            '-t',
+            '1',
+            ...headerArgs(name),
+            url(port),
+          ];
+          const [oa, ob] = await Promise.all([
+            runAsync('h2load', h2(a.port, baseV.name)),
+            runAsync('h2load', h2(b.port, v.name)),
+          ]);
           const rps = (o: string) => Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(o)?.[1] ?? NaN);
           ratios.h2!.push(rps(ob) / rps(oa));
         }
         if (protocols.includes('h1')) {
-          const h1 = (port: number, name: string) => ['-t', '1', '-c', String(h1Conns), '-d', `${duration}s`, ...headerArgs(name), url(port)];
-          await Promise.all([runAsync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', url(a.port)]), runAsync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...headerArgs(v.name), url(b.port)])]);
-          const [oa, ob] = await Promise.all([runAsync('wrk', h1(a.port, baseV.name)), runAsync('wrk', h1(b.port, v.name))]);
+          const h1 = (port: number, name: string) => [
+            '-t',
+            '1',
+            '-c',
+            String(h1Conns),
+            '-d',
+            `${duration}s`,
+            ...headerArgs(name),
+            url(port),
+          ];
+          await Promise.all([
+            runAsync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', url(a.port)]),
+            runAsync('wrk', ['-t', '1', '-c', String(h1Conns), '-d', '1s', ...headerArgs(v.name), url(b.port)]),
+          ]);
+          const [oa, ob] = await Promise.all([
+            runAsync('wrk', h1(a.port, baseV.name)),
+            runAsync('wrk', h1(b.port, v.name)),
+          ]);
           const rps = (o: string) => Number(/Requests\/sec:\s+([\d.]+)/.exec(o)?.[1] ?? NaN);
           ratios.h1!.push(rps(ob) / rps(oa));
         }
@@ -245,7 +351,10 @@ async function paired(): Promise<void> {
         await Promise.all([stopServer(a.child), stopServer(b.child)]);
       }
     }
-    const show = (xs: number[]) => (xs.length ? `${xs.map((x) => x.toFixed(2)).join(' ')}  → median ${[...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!.toFixed(2)}` : '-');
+    const show = (xs: number[]) =>
+      xs.length
+        ? `${xs.map((x) => x.toFixed(2)).join(' ')}  → median ${[...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!.toFixed(2)}`
+        : '-';
     console.log(`  ${v.name.padEnd(14)} HTTP/2: ${show(ratios.h2!)}   HTTP/1.1: ${show(ratios.h1!)}`);
   }
 }
@@ -267,11 +376,19 @@ for (const proto of (['h2', 'h1'] as const).filter((p) => protocols.includes(p))
     const cpu = mid(runs.map((x) => x.cpuUs));
     const label = `${proto === 'h2' ? 'HTTP/2  ' : 'HTTP/1.1'} ${v.name}`;
     const cmp = (x: number) => (v === base ? '    -' : x.toFixed(2).padStart(5));
-    console.log(`${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}   ${best.toFixed(0).padStart(8)}       ${cmp(ratio)}   ${cpu.toFixed(1).padStart(9)}     ${cmp(baseCpu / cpu)}`);
+    console.log(
+      `${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)}   ${fmt(r.p50).padStart(7)}  ${fmt(r.p99).padStart(7)}   ${best.toFixed(0).padStart(8)}       ${cmp(ratio)}   ${cpu.toFixed(1).padStart(9)}     ${cmp(baseCpu / cpu)}`,
+    );
   }
 }
-console.log('b/a req/s: median of per-round ratios. a/b CPU: server CPU per request of the baseline over the variant\'s,');
+console.log(
+  "b/a req/s: median of per-round ratios. a/b CPU: server CPU per request of the baseline over the variant's,",
+);
 console.log('i.e. the throughput ratio a dedicated core would give (robust to other load on the machine).');
-console.log(`\nload average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (the machine is shared: compare ratios, not absolute numbers)`);
+console.log(
+  `\nload average at the end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')} (the machine is shared: compare ratios, not absolute numbers)`,
+);
 if (process.env.BENCH_PAIRED === '1') await paired();
 console.log('target: b/a ≥ 0.75 on both protocols (b = edge)');

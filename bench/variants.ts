@@ -8,7 +8,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
-import { complete, newConfig, newServer, newEmptyDelegate, notFoundHandler, type Config, type APIEnv } from '../src/index.ts';
+import {
+  complete,
+  newConfig,
+  newServer,
+  newEmptyDelegate,
+  notFoundHandler,
+  type Config,
+  type APIEnv,
+} from '../src/index.ts';
 import { discardLogger } from '../src/util/logger.ts';
 import { NodeServingListener } from '../adapters/node/listener.ts';
 import { NodeFileSystem } from '../adapters/node/fs.ts';
@@ -45,13 +53,23 @@ export interface Variant {
 }
 
 // Same HTTP/2 settings as adapters/node/listener.ts (upstream's server limits).
-const h2Settings = { maxConcurrentStreams: 250, maxHeaderListSize: 1 << 20, initialWindowSize: 256 << 10, maxFrameSize: 256 << 10 };
+const h2Settings = {
+  maxConcurrentStreams: 250,
+  maxHeaderListSize: 1 << 20,
+  initialWindowSize: 256 << 10,
+  maxFrameSize: 256 << 10,
+};
 
 type PlainFetch = (req: Request, env: { incoming: { httpVersionMajor: number } }) => Response | Promise<Response>;
 
 function plainTLSServer(certDir: string, fetch: PlainFetch): Promise<{ port: number; stop: () => Promise<void> }> {
   const server = http2.createSecureServer(
-    { cert: readFileSync(join(certDir, 'apiserver.crt')), key: readFileSync(join(certDir, 'apiserver.key')), allowHTTP1: true, settings: h2Settings },
+    {
+      cert: readFileSync(join(certDir, 'apiserver.crt')),
+      key: readFileSync(join(certDir, 'apiserver.key')),
+      allowHTTP1: true,
+      settings: h2Settings,
+    },
     getRequestListener(fetch as Parameters<typeof getRequestListener>[0]),
   );
   return new Promise((resolve) => {
@@ -73,7 +91,10 @@ function edgeConfig(overrides: Partial<Config> = {}, workMs = 0): Config {
   const pod = () => new Response(podJSON, { headers: { 'content-type': 'application/json' } });
   config.routeInstallers.push((s) => {
     const routes = new Hono<APIEnv>();
-    routes.get('/api/v1/namespaces/:namespace/pods/:name', workMs > 0 ? () => new Promise<Response>((r) => setTimeout(() => r(pod()), workMs)) : pod);
+    routes.get(
+      '/api/v1/namespaces/:namespace/pods/:name',
+      workMs > 0 ? () => new Promise<Response>((r) => setTimeout(() => r(pod()), workMs)) : pod,
+    );
     s.handler.registerWebService('/api/v1', routes);
   });
   return config;
@@ -82,7 +103,12 @@ function edgeConfig(overrides: Partial<Config> = {}, workMs = 0): Config {
 export async function edgeOnNodeListener(certDir: string, overrides: Partial<Config> = {}, workMs = 0) {
   const config = edgeConfig(overrides, workMs);
   const o = new SecureServingOptions();
-  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: certDir, certFile: join(certDir, 'apiserver.crt'), keyFile: join(certDir, 'apiserver.key') });
+  Object.assign(o, {
+    bindAddress: '127.0.0.1',
+    certDirectory: certDir,
+    certFile: join(certDir, 'apiserver.crt'),
+    keyFile: join(certDir, 'apiserver.key'),
+  });
   await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
   const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
   const listener = new NodeServingListener(config.secureServing!, { port: 0, logger: discardLogger });
@@ -103,7 +129,10 @@ export async function edgeOnNodeListener(certDir: string, overrides: Partial<Con
 
 const diagApp = () => {
   const app = new Hono();
-  app.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+  app.get(
+    '/api/v1/namespaces/:namespace/pods/:name',
+    () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }),
+  );
   return app;
 };
 
@@ -113,7 +142,8 @@ export const diagnostics: Variant[] = [
     name: 'd-jwt-nocache',
     description: 'edge + RS256 service-account JWT with the token cache off: jose verifies every request',
     prepare: prepareJWT('d-jwt-nocache'),
-    start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'd-jwt-nocache'), 0)),
+    start: async (certDir) =>
+      edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'd-jwt-nocache'), 0)),
   },
   {
     name: 'd-async',
@@ -191,7 +221,12 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
 `;
 
 function jwtFlags(certDir: string, variant: string) {
-  return ['--service-account-issuer', benchIssuer, '--service-account-signing-key-file', join(certDir, `${variant}-sa.key`)];
+  return [
+    '--service-account-issuer',
+    benchIssuer,
+    '--service-account-signing-key-file',
+    join(certDir, `${variant}-sa.key`),
+  ];
 }
 
 function prepareJWT(variant: string) {
@@ -199,7 +234,14 @@ function prepareJWT(variant: string) {
     const { privateKey } = await generateKeyPair('RS256', { extractable: true });
     const pem = await exportPKCS8(privateKey);
     writeFileSync(join(certDir, `${variant}-sa.key`), pem);
-    const token = await mintServiceAccountToken({ signingKey: pem, issuer: benchIssuer, namespace: 'default', name: 'bench', uid: 'u', expirationSeconds: 86400 });
+    const token = await mintServiceAccountToken({
+      signingKey: pem,
+      issuer: benchIssuer,
+      namespace: 'default',
+      name: 'bench',
+      uid: 'u',
+      expirationSeconds: 86400,
+    });
     return { authorization: `Bearer ${token}` };
   };
 }
@@ -211,16 +253,23 @@ export const variants: Variant[] = [
     baseline: true,
     start: (certDir) => {
       const app = new Hono();
-      app.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+      app.get(
+        '/api/v1/namespaces/:namespace/pods/:name',
+        () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }),
+      );
       return plainTLSServer(certDir, (req) => app.fetch(req));
     },
   },
   {
     name: 'bare-async',
-    description: 'diagnostic: bare Hono answering through a Promise and touching request headers, URL and signal as every chained server must',
+    description:
+      'diagnostic: bare Hono answering through a Promise and touching request headers, URL and signal as every chained server must',
     start: (certDir) => {
       const app = new Hono();
-      app.get('/api/v1/namespaces/:namespace/pods/:name', () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }));
+      app.get(
+        '/api/v1/namespaces/:namespace/pods/:name',
+        () => new Response(podJSON, { headers: { 'content-type': 'application/json' } }),
+      );
       return plainTLSServer(certDir, async (req) => {
         void new URL(req.url);
         void req.signal;
@@ -234,37 +283,50 @@ export const variants: Variant[] = [
   },
   {
     name: 'edge',
-    description: 'edge-apiserver: full DefaultBuildHandlerChain + director, adapters/node listener (no authn/authz/audit configured, max-in-flight 400/200)',
+    description:
+      'edge-apiserver: full DefaultBuildHandlerChain + director, adapters/node listener (no authn/authz/audit configured, max-in-flight 400/200)',
     start: (certDir) => edgeOnNodeListener(certDir),
   },
   {
     name: 'edge-audit',
-    description: 'edge + audit: Metadata-level policy for every request, JSON lines to a file (blocking mode, the default; adapters/node/audit-log-writer.ts)',
+    description:
+      'edge + audit: Metadata-level policy for every request, JSON lines to a file (blocking mode, the default; adapters/node/audit-log-writer.ts)',
     start: async (certDir) => {
       const metrics = new AuditMetrics();
-      const log = await openAuditLogFile(join(certDir, `audit-${process.pid}.log`), { maxSize: 100, maxAge: 0, maxBackups: 1, compress: false });
+      const log = await openAuditLogFile(join(certDir, `audit-${process.pid}.log`), {
+        maxSize: 100,
+        maxAge: 0,
+        maxBackups: 1,
+        compress: false,
+      });
       const backend = new IgnoreErrorsBackend(new LogBackend(log, 'json', discardLogger, metrics));
-      return edgeOnNodeListener(certDir, { audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend, metrics } });
+      return edgeOnNodeListener(certDir, {
+        audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend, metrics },
+      });
     },
   },
   {
     name: 'edge-authn-token',
-    description: 'edge + authentication: --token-auth-file bearer token (kube-apiserver token cache, 10s TTL), anonymous on',
+    description:
+      'edge + authentication: --token-auth-file bearer token (kube-apiserver token cache, 10s TTL), anonymous on',
     prepare: async (certDir) => {
       writeFileSync(join(certDir, 'bench-tokens.csv'), 'bench-token-0123456789abcdef,bench,1,"system:masters"\n');
       return { authorization: 'Bearer bench-token-0123456789abcdef' };
     },
-    start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, ['--token-auth-file', join(certDir, 'bench-tokens.csv')])),
+    start: async (certDir) =>
+      edgeOnNodeListener(certDir, await authnConfig(certDir, ['--token-auth-file', join(certDir, 'bench-tokens.csv')])),
   },
   {
     name: 'edge-authn-jwt',
     description: 'edge + authentication: RS256 service-account JWT (jose), kube-apiserver token cache (10s TTL)',
     prepare: prepareJWT('edge-authn-jwt'),
-    start: async (certDir) => edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'edge-authn-jwt'))),
+    start: async (certDir) =>
+      edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'edge-authn-jwt'))),
   },
   {
     name: 'edge-rbac',
-    description: 'edge + --token-auth-file user (not system:masters) + RBAC: bootstrap ClusterRoleBindings visited, then a RoleBinding in the namespace allows get pods',
+    description:
+      'edge + --token-auth-file user (not system:masters) + RBAC: bootstrap ClusterRoleBindings visited, then a RoleBinding in the namespace allows get pods',
     prepare: async (certDir) => {
       writeFileSync(join(certDir, 'bench-rbac-tokens.csv'), 'bench-reader-0123456789abcdef,reader,2,"readers"\n');
       writeFileSync(join(certDir, 'bench-rbac.yaml'), benchRBAC);
@@ -273,7 +335,11 @@ export const variants: Variant[] = [
     start: async (certDir) =>
       edgeOnNodeListener(
         certDir,
-        await authzConfig(certDir, ['--token-auth-file', join(certDir, 'bench-rbac-tokens.csv')], ['--authorization-mode=RBAC', '--authorization-rbac-manifests', join(certDir, 'bench-rbac.yaml')]),
+        await authzConfig(
+          certDir,
+          ['--token-auth-file', join(certDir, 'bench-rbac-tokens.csv')],
+          ['--authorization-mode=RBAC', '--authorization-rbac-manifests', join(certDir, 'bench-rbac.yaml')],
+        ),
       ),
   },
   {
@@ -283,7 +349,9 @@ export const variants: Variant[] = [
       const config = edgeConfig();
       const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
       server.prepareRun();
-      return plainTLSServer(certDir, (req, env) => server.handle(req, { protocol: env.incoming.httpVersionMajor === 2 ? 'h2' : 'http/1.1' }));
+      return plainTLSServer(certDir, (req, env) =>
+        server.handle(req, { protocol: env.incoming.httpVersionMajor === 2 ? 'h2' : 'http/1.1' }),
+      );
     },
   },
 ];

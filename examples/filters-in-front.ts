@@ -54,7 +54,9 @@ export async function createFilteredApp(o: FilteredAppOptions): Promise<Hono<Fil
   // Outermost first, as a request meets them (DefaultBuildHandlerChain's order, src/server/chain.ts).
   app.use(honoMiddleware(withAuditInit, {}));
   app.use(honoMiddleware(withRequestInfo, { legacyAPIGroupPrefixes: ['/api'] }));
-  app.use(honoMiddleware(withAuthentication, { authentication: { authenticator, apiAudiences: [] }, audit, logger, metrics }));
+  app.use(
+    honoMiddleware(withAuthentication, { authentication: { authenticator, apiAudiences: [] }, audit, logger, metrics }),
+  );
   app.use(honoMiddleware(withAudit, { audit, longRunningFunc: kubeLongRunningRequestCheck, logger }));
   app.use(honoMiddleware(withAuthorization, { authorization: { authorizer }, logger, metrics }));
 

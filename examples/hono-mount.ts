@@ -10,7 +10,10 @@ export function createApp(apiserver: EdgeServer): Hono {
   app.get('/', (c) => c.text('my app'));
   app.get('/hello', (c) => c.json({ hello: 'world' }));
   // Only the request: the second argument of server.fetch is the Transport, not Hono's env.
-  app.all('/k8s/*', mount((request: Request) => apiserver.fetch(request)));
+  app.all(
+    '/k8s/*',
+    mount((request: Request) => apiserver.fetch(request)),
+  );
   return app;
 }
 

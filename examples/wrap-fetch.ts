@@ -19,7 +19,10 @@ import {
 export type FetchHandler = (request: Request, ctx: RequestContext) => Response | Promise<Response>;
 
 /** Wraps `handler` in the chain configured by `config`; returns a plain fetch function. */
-export function withKubeChain(handler: FetchHandler, config: Config = newConfig()): (request: Request, transport?: Transport) => Promise<Response> {
+export function withKubeChain(
+  handler: FetchHandler,
+  config: Config = newConfig(),
+): (request: Request, transport?: Transport) => Promise<Response> {
   const chain = buildHandlerChain((ctx) => handler(ctx.request, ctx), complete(config));
   return async (request, transport) => {
     const ctx = newRequestContext(request, transport);

@@ -31,12 +31,15 @@ function walk(dir, out) {
 const files = roots.flatMap((r) => walk(join(root, r), [])).map((f) => relative(root, f));
 const known = new Set(files);
 // Static imports/exports (also `import type`: a type cycle is still a design cycle) and dynamic import().
-const importRe = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const importRe =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 /** @type {Map<string, Set<string>>} */
 const fileEdges = new Map();
 for (const file of files) {
-  const text = readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const text = readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const deps = new Set();
   for (const m of text.matchAll(importRe)) {
     const spec = m[1] ?? m[2];

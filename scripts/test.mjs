@@ -5,7 +5,9 @@ import { globSync } from 'node:fs';
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 22) {
-  console.error(`npm test needs Node >= 22.12 (found ${process.version}); run it through npm so node_modules/.bin/node is used.`);
+  console.error(
+    `npm test needs Node >= 22.12 (found ${process.version}); run it through npm so node_modules/.bin/node is used.`,
+  );
   process.exit(1);
 }
 

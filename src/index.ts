@@ -2,20 +2,19 @@
 // platform (Request/Response, WebCrypto); nothing imports node:*.
 
 /** Config, defaults and construction: newConfig() → complete() → newServer(name, delegate). */
-export {
-  newConfig,
-  complete,
-  newServer,
-  type Config,
-  type CompletedConfig,
-} from './server/config.ts';
+export { newConfig, complete, newServer, type Config, type CompletedConfig } from './server/config.ts';
 export {
   basicLongRunningRequestCheck,
   kubeLongRunningRequestCheck,
   type LongRunningRequestCheck,
 } from './endpoints/request/longrunning.ts';
 /** kube-apiserver's start-up path from flag strings: the CLI and every edge adapter use it. */
-export { buildServerFromFlags, OptionsValidationError, type BuildServerOptions, type BuiltServer } from './app/build.ts';
+export {
+  buildServerFromFlags,
+  OptionsValidationError,
+  type BuildServerOptions,
+  type BuiltServer,
+} from './app/build.ts';
 /** One server per isolate from env/bindings or code (what every edge adapter uses). */
 export {
   EdgeServer,
@@ -61,7 +60,12 @@ export {
   type Transport,
   type UserInfo,
 } from './endpoints/request/context.ts';
-export { RequestInfoFactory, RequestInfoError, type RequestInfo, type RequestInfoFactoryOptions } from './endpoints/request/requestinfo.ts';
+export {
+  RequestInfoFactory,
+  RequestInfoError,
+  type RequestInfo,
+  type RequestInfoFactoryOptions,
+} from './endpoints/request/requestinfo.ts';
 /** Status bodies exactly as upstream writes them. */
 export {
   StatusError,
@@ -78,7 +82,11 @@ export { MemoryFileSystem, type FileSystem } from './util/filesystem.ts';
 /** Secure serving options and what a listener needs (certificate code loads lazily, see dynamiccertificates/). */
 export { SecureServingOptions, type SecureServingInfo, type NamedCertKey } from './server/options/serving.ts';
 export { LogsOptions } from './server/options/logs.ts';
-export type { CertKeyContentProvider, SNICertKeyContentProvider, CAContentProvider } from './server/dynamiccertificates/content.ts';
+export type {
+  CertKeyContentProvider,
+  SNICertKeyContentProvider,
+  CAContentProvider,
+} from './server/dynamiccertificates/content.ts';
 /** Authentication: kube-apiserver's authenticators, composable on their own (k8s.io/apiserver/pkg/authentication). */
 export {
   withAudiences,
@@ -115,7 +123,11 @@ export { withMaxInFlightLimit } from './filters/maxinflight.ts';
 export { withMuxAndDiscoveryComplete } from './filters/mux-discovery-complete.ts';
 export { UnionAuthenticator, UnionTokenAuthenticator, AuthenticatedGroupAdder } from './authentication/union.ts';
 export { AnonymousAuthenticator } from './authentication/anonymous.ts';
-export { BearerTokenAuthenticator, WebSocketProtocolAuthenticator, parseBearerToken } from './authentication/bearertoken.ts';
+export {
+  BearerTokenAuthenticator,
+  WebSocketProtocolAuthenticator,
+  parseBearerToken,
+} from './authentication/bearertoken.ts';
 export { StaticTokenAuthenticator, LoopbackTokenAuthenticator } from './authentication/static-token.ts';
 export { newTokenFileAuthenticator, parseTokenFile } from './authentication/tokenfile.ts';
 export { CachedTokenAuthenticator, type TokenCacheOptions } from './authentication/cache.ts';
@@ -135,17 +147,37 @@ export {
 } from './authentication/serviceaccount.ts';
 export { parsePublicKeysPEM, parsePrivateKeyPEM, type PublicKeyEntry, type SigningKey } from './authentication/keys.ts';
 export { newOpenIDMetadata, openIDMetadataInstaller } from './authentication/openid.ts';
-export { JWTAuthenticator, allowedSigningAlgorithms, type JWTAuthenticatorConfig, type JWTAuthenticatorOptions } from './authentication/jwt.ts';
-export { parseAuthenticationConfiguration, type AuthenticationConfiguration } from './authentication/authentication-config.ts';
+export {
+  JWTAuthenticator,
+  allowedSigningAlgorithms,
+  type JWTAuthenticatorConfig,
+  type JWTAuthenticatorOptions,
+} from './authentication/jwt.ts';
+export {
+  parseAuthenticationConfiguration,
+  type AuthenticationConfiguration,
+} from './authentication/authentication-config.ts';
 export { WebhookTokenAuthenticator } from './authentication/webhook.ts';
 export { AuthenticationOptions } from './server/options/authentication.ts';
-export type { Authorizer, Attributes, Decision, AuthorizationResult, RuleResolver, RulesResult } from './authorization/authorizer.ts';
+export type {
+  Authorizer,
+  Attributes,
+  Decision,
+  AuthorizationResult,
+  RuleResolver,
+  RulesResult,
+} from './authorization/authorizer.ts';
 /** Authorizers (union, AlwaysAllow/Deny, system:masters, RBAC from manifests, webhook) and the filters. */
 export { attributes } from './authorization/authorizer.ts';
 export { UnionAuthorizer, UnionRuleResolver } from './authorization/union.ts';
 export { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupAuthorizer } from './authorization/builtin.ts';
 export { RBACAuthorizer, ruleAllows } from './authorization/rbac/authorizer.ts';
-export { parseManifests, ManifestError, type RBACObject, type PolicyRule as RBACPolicyRule } from './authorization/rbac/policy.ts';
+export {
+  parseManifests,
+  ManifestError,
+  type RBACObject,
+  type PolicyRule as RBACPolicyRule,
+} from './authorization/rbac/policy.ts';
 export { bootstrapPolicy } from './authorization/rbac/bootstrap.ts';
 export { ManifestLoader, readManifests } from './authorization/rbac/loader.ts';
 export { WebhookAuthorizer, parseWebhookKubeconfig, type WebhookAuthorizerOptions } from './authorization/webhook.ts';
@@ -154,30 +186,85 @@ export { withAuthorization } from './filters/authorization.ts';
 export { withImpersonation } from './filters/impersonation.ts';
 export { AuthorizationOptions } from './server/options/authorization.ts';
 /** Discovery and the built-in review APIs. */
-export { installAPIGroup, installDiscovery, type APIGroupInfo, type APIResource } from './endpoints/discovery/discovery.ts';
+export {
+  installAPIGroup,
+  installDiscovery,
+  type APIGroupInfo,
+  type APIResource,
+} from './endpoints/discovery/discovery.ts';
 export { installReviewAPIs } from './apis/install.ts';
 export { KlogLogger, discardLogger, type Logger } from './util/logger.ts';
 export { parseGoDuration, formatGoDuration } from './util/duration.ts';
 /** Auditing (k8s.io/apiserver/pkg/audit): policy, events, backends, and what handlers call to enrich events. */
-export { loadPolicyFromBytes, loadPolicyFromFile, newPolicyRuleEvaluator, fixedPolicyRuleEvaluator, type Policy, type PolicyRule, type PolicyRuleEvaluator } from './audit/policy.ts';
-export { LogBackend, stdoutAuditWriter, type AuditWriter, type AuditLogOpener, type AuditLogFileOptions } from './audit/log.ts';
+export {
+  loadPolicyFromBytes,
+  loadPolicyFromFile,
+  newPolicyRuleEvaluator,
+  fixedPolicyRuleEvaluator,
+  type Policy,
+  type PolicyRule,
+  type PolicyRuleEvaluator,
+} from './audit/policy.ts';
+export {
+  LogBackend,
+  stdoutAuditWriter,
+  type AuditWriter,
+  type AuditLogOpener,
+  type AuditLogFileOptions,
+} from './audit/log.ts';
 export { WebhookBackend } from './audit/webhook.ts';
 /** The webhook toolkit every webhook uses (k8s.io/apiserver/pkg/util/webhook). */
-export { loadWebhookKubeconfig, parseKubeconfig, KubeconfigError, type WebhookClientConfig, type WebhookTLSConfig } from './util/webhook/kubeconfig.ts';
+export {
+  loadWebhookKubeconfig,
+  parseKubeconfig,
+  KubeconfigError,
+  type WebhookClientConfig,
+  type WebhookTLSConfig,
+} from './util/webhook/kubeconfig.ts';
 export { WebhookClient, type WebhookFetchFactory, type FetchFunction } from './util/webhook/client.ts';
 export { defaultRetryBackoff, withExponentialBackoff, type Backoff } from './util/webhook/backoff.ts';
 export { BufferedBackend, type BatchConfig } from './audit/buffered.ts';
 export { unionBackends, IgnoreErrorsBackend } from './audit/union.ts';
 export { AuditMetrics } from './audit/metrics.ts';
 export { encodeEvent, eventString } from './audit/event.ts';
-export { addAuditAnnotation, logImpersonatedUser, logRequestObject, logRequestPatch, logResponseObject } from './audit/context.ts';
-export type { AuditEvent, AuditBackend, AuditSink, AuditConfig, Level as AuditLevel, Stage as AuditStage } from './audit/types.ts';
+export {
+  addAuditAnnotation,
+  logImpersonatedUser,
+  logRequestObject,
+  logRequestPatch,
+  logResponseObject,
+} from './audit/context.ts';
+export type {
+  AuditEvent,
+  AuditBackend,
+  AuditSink,
+  AuditConfig,
+  Level as AuditLevel,
+  Stage as AuditStage,
+} from './audit/types.ts';
 /** API Priority and Fairness (k8s.io/apiserver/pkg/util/flowcontrol) and the Prometheus metrics (/metrics). */
-export { FlowControl, type FlowControlOptions, type Classification, type PriorityLevelState, type FlowSchemaState, type RejectedObject } from './flowcontrol/controller.ts';
+export {
+  FlowControl,
+  type FlowControlOptions,
+  type Classification,
+  type PriorityLevelState,
+  type FlowSchemaState,
+  type RejectedObject,
+} from './flowcontrol/controller.ts';
 export { parseFlowControlManifests, readFlowControlManifests } from './flowcontrol/manifests.ts';
 export type { FlowSchema, PriorityLevelConfiguration } from './flowcontrol/types.ts';
 export { withPriorityAndFairness, watchInitializedKey, classificationKey } from './filters/priority-and-fairness.ts';
 export { FeatureOptions } from './server/options/features.ts';
 export { APIServerMetrics } from './metrics/apiserver.ts';
-export { Registry, Counter, Gauge, Histogram, GaugeFunc, textContentType, type Collector, type MetricOpts, type HistogramOpts } from './metrics/registry.ts';
+export {
+  Registry,
+  Counter,
+  Gauge,
+  Histogram,
+  GaugeFunc,
+  textContentType,
+  type Collector,
+  type MetricOpts,
+  type HistogramOpts,
+} from './metrics/registry.ts';
 export { installMetrics } from './metrics/routes.ts';

@@ -21,7 +21,10 @@ import { FlowControl } from '../src/flowcontrol/controller.ts';
 import { requestFunc } from '../src/authentication/authenticator.ts';
 
 const users: Record<string, { name: string; groups: string[] }> = {
-  flood: { name: 'system:serviceaccount:default:flood', groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'] },
+  flood: {
+    name: 'system:serviceaccount:default:flood',
+    groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
+  },
   controller: { name: 'system:kube-controller-manager', groups: ['system:authenticated'] },
 };
 
@@ -67,11 +70,20 @@ test('APF over the Node listener: a thousand streams from one client get 429s; a
   config.routeInstallers.push((s) => {
     const routes = new Hono<APIEnv>();
     // A storage round trip's worth of waiting, holding the seat.
-    routes.get('/api/v1/namespaces/:namespace/pods/:name', () => new Promise<Response>((r) => setTimeout(() => r(Response.json({ kind: 'Pod' })), 5)));
+    routes.get(
+      '/api/v1/namespaces/:namespace/pods/:name',
+      () => new Promise<Response>((r) => setTimeout(() => r(Response.json({ kind: 'Pod' })), 5)),
+    );
     s.handler.registerWebService('/api/v1', routes);
   });
   const o = new SecureServingOptions();
-  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: dir, certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key'), http2MaxStreamsPerConnection: 1000 });
+  Object.assign(o, {
+    bindAddress: '127.0.0.1',
+    certDirectory: dir,
+    certFile: join(dir, 'apiserver.crt'),
+    keyFile: join(dir, 'apiserver.key'),
+    http2MaxStreamsPerConnection: 1000,
+  });
   await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
   const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
   const listener = new NodeServingListener(config.secureServing!, { port: 0, logger: discardLogger });
@@ -101,7 +113,10 @@ test('APF over the Node listener: a thousand streams from one client get 429s; a
       assert.ok(r.headers['x-kubernetes-pf-flowschema-uid']);
     }
     // Served early in the flood, not after most of it (~700 without fair dispatch, ~5 with).
-    assert.ok(floodDoneWhenOtherWasServed < 300, `the other level's request finished after ${floodDoneWhenOtherWasServed} of the flood's`);
+    assert.ok(
+      floodDoneWhenOtherWasServed < 300,
+      `the other level's request finished after ${floodDoneWhenOtherWasServed} of the flood's`,
+    );
     // The server keeps serving.
     assert.equal((await get(otherSession, 'controller')).status, 200);
   } finally {

@@ -25,7 +25,10 @@ test('audit over the Node listener: a watch dropped by the client completes its 
   writeFileSync(join(dir, 'apiserver.crt'), pem.cert);
   writeFileSync(join(dir, 'apiserver.key'), pem.key);
   const backend = new MemoryBackend();
-  const config = newConfig({ logger: discardLogger, audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend } });
+  const config = newConfig({
+    logger: discardLogger,
+    audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'), backend },
+  });
   let cancelled = false;
   config.routeInstallers.push((s) => {
     const routes = new Hono<APIEnv>();
@@ -39,7 +42,12 @@ test('audit over the Node listener: a watch dropped by the client completes its 
     s.handler.registerWebService('/api/v1', routes);
   });
   const o = new SecureServingOptions();
-  Object.assign(o, { bindAddress: '127.0.0.1', certDirectory: dir, certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') });
+  Object.assign(o, {
+    bindAddress: '127.0.0.1',
+    certDirectory: dir,
+    certFile: join(dir, 'apiserver.crt'),
+    keyFile: join(dir, 'apiserver.key'),
+  });
   await o.applyTo(config, { fileSystem: new NodeFileSystem(), logger: discardLogger, servesTLS: true });
   const server = newServer(complete(config), 'kube-apiserver', newEmptyDelegate(notFoundHandler));
   const listener = new NodeServingListener(config.secureServing!, { port: 0, logger: discardLogger });
@@ -52,12 +60,21 @@ test('audit over the Node listener: a watch dropped by the client completes its 
     });
     const port = listener.address().port;
     const auditID = await new Promise<string>((resolve, reject) => {
-      const req = https.get({ host: '127.0.0.1', port, path: '/api/v1/namespaces/default/pods?watch=true', ca: pem.cert, headers: { 'user-agent': 'watcher' } }, (res) => {
-        res.once('data', () => {
-          resolve(String(res.headers['audit-id']));
-          req.destroy(); // the client goes away mid-watch
-        });
-      });
+      const req = https.get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/v1/namespaces/default/pods?watch=true',
+          ca: pem.cert,
+          headers: { 'user-agent': 'watcher' },
+        },
+        (res) => {
+          res.once('data', () => {
+            resolve(String(res.headers['audit-id']));
+            req.destroy(); // the client goes away mid-watch
+          });
+        },
+      );
       req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
     });
     const deadline = Date.now() + 5000;

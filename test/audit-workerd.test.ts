@@ -23,18 +23,41 @@ test('audit on workerd: webhook batches flushed through waitUntil; Audit-Id matc
   });
   const port = (server.address() as AddressInfo).port;
   const files = {
-    '/etc/k/policy.yaml': 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/livez"]\n- level: Metadata\n',
+    '/etc/k/policy.yaml':
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/livez"]\n- level: Metadata\n',
     '/etc/k/webhook.kubeconfig': `clusters: [{name: sink, cluster: {server: "http://127.0.0.1:${port}/audit"}}]\ncontexts: [{name: x, context: {cluster: sink}}]\ncurrent-context: x\n`,
   };
-  const flags = ['--audit-policy-file=/etc/k/policy.yaml', '--audit-webhook-config-file=/etc/k/webhook.kubeconfig', '--audit-webhook-batch-max-wait=60s'];
+  const flags = [
+    '--audit-policy-file=/etc/k/policy.yaml',
+    '--audit-webhook-config-file=/etc/k/webhook.kubeconfig',
+    '--audit-webhook-batch-max-wait=60s',
+  ];
   const proc = await spawnUntil(
     BIN + 'wrangler',
     [
-      'dev', '--config', 'test/audit-workerd/wrangler.toml', '--ip', '127.0.0.1', '--port', '0', '--inspector-port', '0',
-      '--show-interactive-dev-session=false', '--log-level', 'info',
-      '--var', `APISERVER_FLAGS:${JSON.stringify(flags)}`, '--var', `APISERVER_FILES:${JSON.stringify(files)}`,
+      'dev',
+      '--config',
+      'test/audit-workerd/wrangler.toml',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--inspector-port',
+      '0',
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'info',
+      '--var',
+      `APISERVER_FLAGS:${JSON.stringify(flags)}`,
+      '--var',
+      `APISERVER_FILES:${JSON.stringify(files)}`,
     ],
-    { ready: /Ready on http:\/\/127\.0\.0\.1:(\d+)/, timeoutMs: 60_000, env: { PATH: `${BIN}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' }, cwd: REPO_ROOT },
+    {
+      ready: /Ready on http:\/\/127\.0\.0\.1:(\d+)/,
+      timeoutMs: 60_000,
+      env: { PATH: `${BIN}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
+      cwd: REPO_ROOT,
+    },
   );
   try {
     const base = `http://127.0.0.1:${proc.match[1]}`;

@@ -29,21 +29,40 @@ test('audit end to end: flags, full chain, log file, shutdown delivers the buffe
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'audit-e2e-'));
   const logPath = path.join(dir, 'audit.log');
   const { server, config } = await buildServerFromFlags(
-    ['--audit-policy-file=/etc/k/policy.yaml', `--audit-log-path=${logPath}`, '--audit-log-mode=batch', '--audit-log-batch-max-size=5', '--token-auth-file=/etc/k/tokens.csv'],
+    [
+      '--audit-policy-file=/etc/k/policy.yaml',
+      `--audit-log-path=${logPath}`,
+      '--audit-log-mode=batch',
+      '--audit-log-batch-max-size=5',
+      '--token-auth-file=/etc/k/tokens.csv',
+    ],
     {
       logger: discardLogger,
-      fileSystem: new MemoryFileSystem({ '/etc/k/policy.yaml': policy, '/etc/k/tokens.csv': 'tok,alice,u-1,"dev,ops"\n' }),
+      fileSystem: new MemoryFileSystem({
+        '/etc/k/policy.yaml': policy,
+        '/etc/k/tokens.csv': 'tok,alice,u-1,"dev,ops"\n',
+      }),
       openAuditLog: openAuditLogFile,
     },
   );
   const stop = new AbortController();
   const running = server.run({ signal: stop.signal });
   try {
-    const ok = await server.fetch(new Request('https://k/api/v1/namespaces/default/pods?limit=1', { headers: { authorization: 'Bearer tok', 'user-agent': 'kubectl/v1.32.0' } }), {
-      remoteAddress: '192.0.2.7',
-    });
-    const unauth = await server.fetch(new Request('https://k/api/v1/pods', { headers: { authorization: 'Bearer nope' } }), { remoteAddress: '192.0.2.8' });
-    const badTimeout = await server.fetch(new Request('https://k/api/v1/pods?timeout=10', { headers: { authorization: 'Bearer tok' } }));
+    const ok = await server.fetch(
+      new Request('https://k/api/v1/namespaces/default/pods?limit=1', {
+        headers: { authorization: 'Bearer tok', 'user-agent': 'kubectl/v1.32.0' },
+      }),
+      {
+        remoteAddress: '192.0.2.7',
+      },
+    );
+    const unauth = await server.fetch(
+      new Request('https://k/api/v1/pods', { headers: { authorization: 'Bearer nope' } }),
+      { remoteAddress: '192.0.2.8' },
+    );
+    const badTimeout = await server.fetch(
+      new Request('https://k/api/v1/pods?timeout=10', { headers: { authorization: 'Bearer tok' } }),
+    );
     const health = await server.fetch(new Request('https://k/healthz', { headers: { authorization: 'Bearer tok' } }));
     assert.equal(unauth.status, 401);
     assert.equal(badTimeout.status, 400);
@@ -51,11 +70,17 @@ test('audit end to end: flags, full chain, log file, shutdown delivers the buffe
     stop.abort();
     await running;
 
-    const events = (await fsp.readFile(logPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const events = (await fsp.readFile(logPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const byID = (id: string | null) => events.filter((e) => e.auditID === id);
 
     const first = byID(ok.headers.get('audit-id'));
-    assert.deepEqual(first.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+    assert.deepEqual(
+      first.map((e) => e.stage),
+      ['RequestReceived', 'ResponseComplete'],
+    );
     assert.deepEqual(first[1].user, { username: 'alice', uid: 'u-1', groups: ['dev', 'ops', 'system:authenticated'] });
     assert.deepEqual(first[1].sourceIPs, ['192.0.2.7']);
     assert.equal(first[1].userAgent, 'kubectl/v1.32.0');
@@ -67,11 +92,22 @@ test('audit end to end: flags, full chain, log file, shutdown delivers the buffe
     assert.equal(failed.length, 1);
     assert.equal(failed[0].stage, 'ResponseStarted');
     assert.deepEqual(failed[0].user, {});
-    assert.deepEqual(failed[0].responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+    assert.deepEqual(failed[0].responseStatus, {
+      metadata: {},
+      message: 'Authentication failed, attempted: bearer',
+      code: 401,
+    });
 
     const bad = byID(badTimeout.headers.get('audit-id'));
-    assert.deepEqual(bad.map((e) => e.stage), ['ResponseStarted']);
-    assert.deepEqual(bad[0].responseStatus, { metadata: {}, message: 'invalid timeout specified in the request URL - time: missing unit in duration "10"', code: 400 });
+    assert.deepEqual(
+      bad.map((e) => e.stage),
+      ['ResponseStarted'],
+    );
+    assert.deepEqual(bad[0].responseStatus, {
+      metadata: {},
+      message: 'invalid timeout specified in the request URL - time: missing unit in duration "10"',
+      code: 400,
+    });
 
     assert.equal(byID(health.headers.get('audit-id')).length, 0, 'level None');
     assert.equal(config.audit?.metrics?.droppedEvents, 0);
@@ -87,28 +123,48 @@ test('audit end to end: flags, full chain, log file, shutdown delivers the buffe
   }
 });
 
-test('audit end to end: a full disk — blocking keeps serving (counted and logged), blocking-strict answers 500', { skip: !existsSync('/dev/full') && 'no /dev/full on this machine' }, async () => {
-  for (const mode of ['blocking', 'blocking-strict']) {
-    const lines: string[] = [];
-    const logger: Logger = { enabled: () => false, info: () => {}, warning: (m) => lines.push(m), error: (m) => lines.push(m) };
-    const { server, config } = await buildServerFromFlags(['--audit-policy-file=/p.yaml', '--audit-log-path=/dev/full', '--audit-log-maxsize=0', `--audit-log-mode=${mode}`], {
-      logger,
-      fileSystem: new MemoryFileSystem({ '/p.yaml': policy }),
-      openAuditLog: openAuditLogFile,
-    });
-    const res = await server.fetch(new Request('https://k/version'));
-    const body = await res.text();
-    if (mode === 'blocking') {
-      assert.notEqual(res.status, 500, body);
-      assert.equal(config.audit?.metrics?.errorTotal.get('log'), 2, 'both stages counted');
-    } else {
-      assert.equal(res.status, 500);
-      assert.equal(body, 'Internal Server Error: "/version": failed to store audit event\n');
-      assert.equal(config.audit?.metrics?.requestsRejectedTotal, 1);
+test(
+  'audit end to end: a full disk — blocking keeps serving (counted and logged), blocking-strict answers 500',
+  { skip: !existsSync('/dev/full') && 'no /dev/full on this machine' },
+  async () => {
+    for (const mode of ['blocking', 'blocking-strict']) {
+      const lines: string[] = [];
+      const logger: Logger = {
+        enabled: () => false,
+        info: () => {},
+        warning: (m) => lines.push(m),
+        error: (m) => lines.push(m),
+      };
+      const { server, config } = await buildServerFromFlags(
+        [
+          '--audit-policy-file=/p.yaml',
+          '--audit-log-path=/dev/full',
+          '--audit-log-maxsize=0',
+          `--audit-log-mode=${mode}`,
+        ],
+        {
+          logger,
+          fileSystem: new MemoryFileSystem({ '/p.yaml': policy }),
+          openAuditLog: openAuditLogFile,
+        },
+      );
+      const res = await server.fetch(new Request('https://k/version'));
+      const body = await res.text();
+      if (mode === 'blocking') {
+        assert.notEqual(res.status, 500, body);
+        assert.equal(config.audit?.metrics?.errorTotal.get('log'), 2, 'both stages counted');
+      } else {
+        assert.equal(res.status, 500);
+        assert.equal(body, 'Internal Server Error: "/version": failed to store audit event\n');
+        assert.equal(config.audit?.metrics?.requestsRejectedTotal, 1);
+      }
+      assert.match(
+        lines.find((l) => l.startsWith('Error in audit plugin'))!,
+        /^Error in audit plugin 'log' affecting 1 audit events: write \/dev\/full: no space left on device\nImpacted events:\n/,
+      );
     }
-    assert.match(lines.find((l) => l.startsWith('Error in audit plugin'))!, /^Error in audit plugin 'log' affecting 1 audit events: write \/dev\/full: no space left on device\nImpacted events:\n/);
-  }
-});
+  },
+);
 
 test('run(): the audit backend starts before serving, stops on InFlightRequestsDrained, is shut down before run() returns', async () => {
   const order: string[] = [];
@@ -134,7 +190,12 @@ test('run(): the audit backend starts before serving, stops on InFlightRequestsD
   assert.deepEqual(order, ['run', 'stop', 'shutdown drained=true']);
 
   const failing = newConfig({ logger: discardLogger });
-  failing.audit = { backend: { ...backend, run: () => Promise.reject(new Error('no sink')) }, policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata') };
+  failing.audit = {
+    backend: { ...backend, run: () => Promise.reject(new Error('no sink')) },
+    policyRuleEvaluator: fixedPolicyRuleEvaluator('Metadata'),
+  };
   const s2 = newServer(complete(failing), 'test', newEmptyDelegate(notFoundHandler));
-  await assert.rejects(s2.run({ signal: new AbortController().signal }), { message: 'failed to run the audit backend: no sink' });
+  await assert.rejects(s2.run({ signal: new AbortController().signal }), {
+    message: 'failed to run the audit backend: no sink',
+  });
 });

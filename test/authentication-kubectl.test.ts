@@ -33,35 +33,53 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test('kubectl auth whoami: token file user, service-account token, client certificate; bad token 401', { skip: !existsSync(kubectl) && 'kubectl not installed' }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-authn-'));
-  const issuer = 'https://kubernetes.default.svc.cluster.local';
-  const sa = await generateKeyPair('RS256', { extractable: true });
-  const saKey = await exportPKCS8(sa.privateKey);
-  const ca = await makeCA('CN=client-ca');
-  const client = await makeCert(ca, 'CN=carol, O=ops, O=dev');
-  writeFileSync(join(dir, 'tokens.csv'), 'admin-token,admin,uid-admin,"system:masters,dev"\n');
-  writeFileSync(join(dir, 'sa.key'), saKey);
-  writeFileSync(join(dir, 'ca.crt'), ca.pem);
-  const port = await freePort();
-  const stop = new AbortController();
-  const exited = main(
-    [
-      '--cert-dir', dir, '--secure-port', String(port), '--bind-address', '127.0.0.1',
-      '--token-auth-file', join(dir, 'tokens.csv'),
-      '--service-account-issuer', issuer,
-      '--service-account-signing-key-file', join(dir, 'sa.key'),
-      '--client-ca-file', join(dir, 'ca.crt'),
-    ],
-    { signals: false, signal: stop.signal, logger: discardLogger, stderr: () => {} },
-  );
-  try {
-    const saToken = await mintServiceAccountToken({ signingKey: saKey, issuer, namespace: 'kube-system', name: 'deployer', uid: 'sa-uid-1' });
-    const b64 = (s: string) => Buffer.from(s).toString('base64');
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      `apiVersion: v1
+test(
+  'kubectl auth whoami: token file user, service-account token, client certificate; bad token 401',
+  { skip: !existsSync(kubectl) && 'kubectl not installed' },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-authn-'));
+    const issuer = 'https://kubernetes.default.svc.cluster.local';
+    const sa = await generateKeyPair('RS256', { extractable: true });
+    const saKey = await exportPKCS8(sa.privateKey);
+    const ca = await makeCA('CN=client-ca');
+    const client = await makeCert(ca, 'CN=carol, O=ops, O=dev');
+    writeFileSync(join(dir, 'tokens.csv'), 'admin-token,admin,uid-admin,"system:masters,dev"\n');
+    writeFileSync(join(dir, 'sa.key'), saKey);
+    writeFileSync(join(dir, 'ca.crt'), ca.pem);
+    const port = await freePort();
+    const stop = new AbortController();
+    const exited = main(
+      [
+        '--cert-dir',
+        dir,
+        '--secure-port',
+        String(port),
+        '--bind-address',
+        '127.0.0.1',
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+        '--service-account-issuer',
+        issuer,
+        '--service-account-signing-key-file',
+        join(dir, 'sa.key'),
+        '--client-ca-file',
+        join(dir, 'ca.crt'),
+      ],
+      { signals: false, signal: stop.signal, logger: discardLogger, stderr: () => {} },
+    );
+    try {
+      const saToken = await mintServiceAccountToken({
+        signingKey: saKey,
+        issuer,
+        namespace: 'kube-system',
+        name: 'deployer',
+        uid: 'sa-uid-1',
+      });
+      const b64 = (s: string) => Buffer.from(s).toString('base64');
+      const kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        `apiVersion: v1
 kind: Config
 clusters:
 - name: edge
@@ -82,34 +100,43 @@ contexts:
 - {name: bad, context: {cluster: edge, user: bad}}
 current-context: token
 `,
-    );
-    const whoami = async (context: string) => {
-      for (let i = 0; ; i++) {
-        const r = await run(['--context', context, 'auth', 'whoami', '-o', 'json'], kubeconfig);
-        if (r.code === 0 || i > 100 || !/refused/i.test(r.stderr)) return r;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-    };
-    const tok = await whoami('token');
-    assert.equal(tok.code, 0, tok.stderr);
-    assert.deepEqual(JSON.parse(tok.stdout).status.userInfo, { username: 'admin', uid: 'uid-admin', groups: ['system:masters', 'dev', 'system:authenticated'] });
-    const s = await whoami('sa');
-    assert.equal(s.code, 0, s.stderr);
-    const saUser = JSON.parse(s.stdout).status.userInfo;
-    assert.equal(saUser.username, 'system:serviceaccount:kube-system:deployer');
-    assert.equal(saUser.uid, 'sa-uid-1');
-    assert.deepEqual(saUser.groups, ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated']);
-    const c = await whoami('cert');
-    assert.equal(c.code, 0, c.stderr);
-    const certUser = JSON.parse(c.stdout).status.userInfo;
-    assert.equal(certUser.username, 'carol');
-    assert.deepEqual(certUser.groups, ['ops', 'dev', 'system:authenticated']);
-    const bad = await whoami('bad');
-    assert.notEqual(bad.code, 0);
-    assert.match(bad.stderr, /Unauthorized|must be logged in/);
-  } finally {
-    stop.abort();
-    assert.equal(await exited, 0);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+      );
+      const whoami = async (context: string) => {
+        for (let i = 0; ; i++) {
+          const r = await run(['--context', context, 'auth', 'whoami', '-o', 'json'], kubeconfig);
+          if (r.code === 0 || i > 100 || !/refused/i.test(r.stderr)) return r;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      };
+      const tok = await whoami('token');
+      assert.equal(tok.code, 0, tok.stderr);
+      assert.deepEqual(JSON.parse(tok.stdout).status.userInfo, {
+        username: 'admin',
+        uid: 'uid-admin',
+        groups: ['system:masters', 'dev', 'system:authenticated'],
+      });
+      const s = await whoami('sa');
+      assert.equal(s.code, 0, s.stderr);
+      const saUser = JSON.parse(s.stdout).status.userInfo;
+      assert.equal(saUser.username, 'system:serviceaccount:kube-system:deployer');
+      assert.equal(saUser.uid, 'sa-uid-1');
+      assert.deepEqual(saUser.groups, [
+        'system:serviceaccounts',
+        'system:serviceaccounts:kube-system',
+        'system:authenticated',
+      ]);
+      const c = await whoami('cert');
+      assert.equal(c.code, 0, c.stderr);
+      const certUser = JSON.parse(c.stdout).status.userInfo;
+      assert.equal(certUser.username, 'carol');
+      assert.deepEqual(certUser.groups, ['ops', 'dev', 'system:authenticated']);
+      const bad = await whoami('bad');
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /Unauthorized|must be logged in/);
+    } finally {
+      stop.abort();
+      assert.equal(await exited, 0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -31,7 +31,15 @@ const issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 after(() => server.close());
 
 const sign = (claims: Record<string, unknown>) =>
-  new SignJWT({ iss: issuer, aud: 'kubernetes', sub: 'u-123', email: 'ana@example.com', email_verified: true, groups: ['eng'], ...claims })
+  new SignJWT({
+    iss: issuer,
+    aud: 'kubernetes',
+    sub: 'u-123',
+    email: 'ana@example.com',
+    email_verified: true,
+    groups: ['eng'],
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
     .setIssuedAt()
     .setExpirationTime('10m')
@@ -39,17 +47,22 @@ const sign = (claims: Record<string, unknown>) =>
 
 async function serverWith(args: string[], files: Record<string, string>) {
   let seen: unknown;
-  const { server: s } = await buildServerFromFlags([...args, '--authorization-mode=AlwaysAllow', '--anonymous-auth=false'], {
-    fileSystem: new MemoryFileSystem(files),
-    logger: discardLogger,
-    webhookFetch: nodeWebhookFetch,
-    configure: (c) => {
-      c.routeInstallers.push((srv) => srv.handler.nonGoRestfulMux.handle('/whoami', (ctx) => {
-        seen = ctx.user;
-        return new Response('ok');
-      }));
+  const { server: s } = await buildServerFromFlags(
+    [...args, '--authorization-mode=AlwaysAllow', '--anonymous-auth=false'],
+    {
+      fileSystem: new MemoryFileSystem(files),
+      logger: discardLogger,
+      webhookFetch: nodeWebhookFetch,
+      configure: (c) => {
+        c.routeInstallers.push((srv) =>
+          srv.handler.nonGoRestfulMux.handle('/whoami', (ctx) => {
+            seen = ctx.user;
+            return new Response('ok');
+          }),
+        );
+      },
     },
-  });
+  );
   s.config.lifecycleSignals.MuxAndDiscoveryComplete.signal();
   return async (token: string) => {
     seen = undefined;
@@ -67,7 +80,11 @@ jwt:
     url: ${issuer}
     audiences: [kubernetes]
     certificateAuthority: |
-${ca.pem.trim().split('\n').map((l) => '      ' + l).join('\n')}
+${ca.pem
+  .trim()
+  .split('\n')
+  .map((l) => '      ' + l)
+  .join('\n')}
   claimMappings:
     username: {claim: email, prefix: ""}
     groups: {claim: groups, prefix: "oidc:"}
@@ -95,7 +112,15 @@ jwt:
 
 test('legacy --oidc-* flags', async () => {
   const who = await serverWith(
-    ['--oidc-issuer-url', issuer, '--oidc-client-id=kubernetes', '--oidc-ca-file=/ca.pem', '--oidc-signing-algs=ES256', '--oidc-groups-claim=groups', '--oidc-required-claim=email_verified=true'],
+    [
+      '--oidc-issuer-url',
+      issuer,
+      '--oidc-client-id=kubernetes',
+      '--oidc-ca-file=/ca.pem',
+      '--oidc-signing-algs=ES256',
+      '--oidc-groups-claim=groups',
+      '--oidc-required-claim=email_verified=true',
+    ],
     { '/ca.pem': ca.pem },
   );
   const r = await who(await sign({ email_verified: 'true' }));

@@ -20,11 +20,14 @@ const seen: { auth?: string; body: { spec: Record<string, unknown> } }[] = [];
 let answer: () => [number, unknown] = () => [200, { status: { allowed: true, reason: 'webhook ok' } }];
 const hook = https.createServer({ cert: pair.cert, key: pair.key }, (req, res) => {
   let body = '';
-  req.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => {
-    seen.push({ auth: req.headers.authorization, body: JSON.parse(body) });
-    const [code, obj] = answer();
-    res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(obj));
-  });
+  req
+    .setEncoding('utf8')
+    .on('data', (d) => (body += d))
+    .on('end', () => {
+      seen.push({ auth: req.headers.authorization, body: JSON.parse(body) });
+      const [code, obj] = answer();
+      res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(obj));
+    });
 });
 await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
 after(() => {
@@ -57,7 +60,8 @@ current-context: hook
     ],
     { logger: discardLogger, fileSystem: new NodeFileSystem(), webhookFetch: nodeWebhookFetch },
   );
-  const get = (path: string) => server.fetch(new Request(`https://127.0.0.1${path}`, { headers: { authorization: 'Bearer alice-token' } }));
+  const get = (path: string) =>
+    server.fetch(new Request(`https://127.0.0.1${path}`, { headers: { authorization: 'Bearer alice-token' } }));
   let r = await server.fetch(
     new Request('https://127.0.0.1/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
       method: 'POST',
@@ -70,7 +74,12 @@ current-context: hook
   assert.equal(seen[0]!.auth, 'Bearer hook-secret');
   // The chain's own check, then the review's question.
   assert.deepEqual(seen[0]!.body.spec, {
-    resourceAttributes: { verb: 'create', group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectaccessreviews' },
+    resourceAttributes: {
+      verb: 'create',
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      resource: 'selfsubjectaccessreviews',
+    },
     user: 'alice',
     groups: ['devs', 'system:authenticated'],
     uid: '1',

@@ -32,15 +32,27 @@ test('bad input: each gets its upstream answer and the server keeps serving', as
     ['/api/v1/namespaces/%zz/pods', 400, '400 Bad Request'],
     ['/api/v1/pods?timeout=10', 400, /time: missing unit in duration \\"10\\"/],
     ['/api/v1/pods?timeout=%zz', 200, ''], // a bad query escape drops the pair (Go ParseQuery)
-    ['/api/v1/watch', 500, /failed to create RequestInfo: unable to determine kind and namespace from url, \/api\/v1\/watch/],
+    [
+      '/api/v1/watch',
+      500,
+      /failed to create RequestInfo: unable to determine kind and namespace from url, \/api\/v1\/watch/,
+    ],
     ['/apis/apps/v1/proxy', 500, /failed to create RequestInfo/],
     ['/throw-string', 500, panic],
     ['/throw-null', 500, panic],
     ['/reject', 500, panic],
-    ['/never', 504, '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n'],
+    [
+      '/never',
+      504,
+      '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n',
+    ],
     ['/never?timeout=30ms', 504, /Timeout: request did not complete within the allotted timeout/],
     ['/' + 'a/'.repeat(20000) + 'x', 404, '404 page not found\n'],
-    ['/api/v1/namespaces/default/pods/' + 'x'.repeat(50000), 404, /the server could not find the requested resource|404 page not found/],
+    [
+      '/api/v1/namespaces/default/pods/' + 'x'.repeat(50000),
+      404,
+      /the server could not find the requested resource|404 page not found/,
+    ],
   ];
   for (const [path, status, body] of cases) {
     const res = await get(path);

@@ -5,7 +5,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { complete, newConfig, newServer, newEmptyDelegate, notFoundHandler, type Handler, type GenericAPIServer } from '../src/index.ts';
+import {
+  complete,
+  newConfig,
+  newServer,
+  newEmptyDelegate,
+  notFoundHandler,
+  type Handler,
+  type GenericAPIServer,
+} from '../src/index.ts';
 import type { RequestAuthenticator } from '../src/authentication/authenticator.ts';
 import type { Attributes, Authorizer } from '../src/authorization/authorizer.ts';
 import type { AuditBackend, AuditEvent } from '../src/audit/types.ts';
@@ -33,7 +41,8 @@ function harness(overrides: Parameters<typeof newConfig>[0] = {}): Harness {
       const auth = ctx.request.headers.get('authorization') ?? '';
       authn.push(auth);
       if (auth === 'Bearer good') return { user: { name: 'alice', groups: ['system:authenticated'] } };
-      if (auth === 'Bearer admin') return { user: { name: 'root', groups: ['system:masters', 'system:authenticated'] } };
+      if (auth === 'Bearer admin')
+        return { user: { name: 'root', groups: ['system:masters', 'system:authenticated'] } };
       if (auth) throw new Error('invalid bearer token');
       return null;
     },
@@ -41,7 +50,9 @@ function harness(overrides: Parameters<typeof newConfig>[0] = {}): Harness {
   const authorizer: Authorizer = {
     async authorize(a) {
       authz.push(a);
-      return a.path.startsWith('/forbidden') ? { decision: 'NoOpinion', reason: '' } : { decision: 'Allow', reason: '' };
+      return a.path.startsWith('/forbidden')
+        ? { decision: 'NoOpinion', reason: '' }
+        : { decision: 'Allow', reason: '' };
     },
   };
   const backend: AuditBackend = {
@@ -119,7 +130,10 @@ test('order: a normal request is authenticated, audited, counted and authorized'
   assert.deepEqual(h.authn, ['Bearer good']);
   assert.equal(h.authz.length, 1);
   assert.equal(h.authz[0]!.user?.name, 'alice');
-  assert.deepEqual(h.events.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+  assert.deepEqual(
+    h.events.map((e) => e.stage),
+    ['RequestReceived', 'ResponseComplete'],
+  );
   assert.equal(h.events[1]!.user.username, 'alice');
 });
 
@@ -132,16 +146,22 @@ test('order: 401 skips audit policy of WithAudit (lone failed-authn event), flow
   for (const init of [{}, { headers: { Authorization: 'Bearer bad' } }]) {
     const res = await h.fetch('/ok', init);
     assert.equal(res.status, 401);
-    assert.equal(await res.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n');
+    assert.equal(
+      await res.text(),
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
+    );
     assertOuterHeaders(res, { hstsAndCacheControl: true });
     assert.equal(res.headers.get('warning'), null);
   }
   assert.equal(h.authn.length, 2);
   assert.equal(h.authz.length, 0);
-  assert.deepEqual(h.events.map((e) => [e.stage, e.responseStatus?.code, e.user.username]), [
-    ['ResponseStarted', 401, undefined],
-    ['ResponseStarted', 401, undefined],
-  ]);
+  assert.deepEqual(
+    h.events.map((e) => [e.stage, e.responseStatus?.code, e.user.username]),
+    [
+      ['ResponseStarted', 401, undefined],
+      ['ResponseStarted', 401, undefined],
+    ],
+  );
   h.holdRelease();
   assert.equal((await held).status, 200);
 });
@@ -150,7 +170,10 @@ test('order: bad ?timeout= 400 comes before authentication but is audited (no us
   const h = harness();
   const res = await h.fetch('/ok?timeout=10', good);
   assert.equal(res.status, 400);
-  assert.equal(await res.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: missing unit in duration \\"10\\"","reason":"BadRequest","code":400}\n');
+  assert.equal(
+    await res.text(),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: missing unit in duration \\"10\\"","reason":"BadRequest","code":400}\n',
+  );
   assertOuterHeaders(res, { hstsAndCacheControl: true });
   assert.equal(h.authn.length, 0);
   assert.equal(h.authz.length, 0);
@@ -171,7 +194,10 @@ test('order: CORS preflight 204 is answered before authentication, audit and flo
   assertOuterHeaders(res, { hstsAndCacheControl: true });
   assert.deepEqual([h.authn.length, h.events.length, h.authz.length], [0, 0, 0]);
   // The same OPTIONS from an unknown origin goes all the way (and is a mutating request: 429).
-  const other = await h.fetch('/ok', { method: 'OPTIONS', headers: { Origin: 'https://evil.io', Authorization: 'Bearer good' } });
+  const other = await h.fetch('/ok', {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://evil.io', Authorization: 'Bearer good' },
+  });
   assert.equal(other.status, 429);
   h.holdRelease();
   await held;
@@ -189,7 +215,13 @@ test('order: max-in-flight 429 comes after authentication and audit, before auth
   assertOuterHeaders(res, { hstsAndCacheControl: true });
   assert.equal(h.authn.length, 1);
   assert.equal(h.authz.length, 0);
-  assert.deepEqual(h.events.map((e) => [e.stage, e.responseStatus?.code]), [['RequestReceived', undefined], ['ResponseComplete', 429]]);
+  assert.deepEqual(
+    h.events.map((e) => [e.stage, e.responseStatus?.code]),
+    [
+      ['RequestReceived', undefined],
+      ['ResponseComplete', 429],
+    ],
+  );
   assert.equal((await h.fetch('/ok', { headers: { Authorization: 'Bearer admin' } })).status, 200);
   h.holdRelease();
   await held;
@@ -200,18 +232,27 @@ test('order: authorization 403 after everything else', async () => {
   const res = await h.fetch('/forbidden', good);
   assert.equal(res.status, 403);
   assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-  assert.equal(await res.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"alice\\" cannot get path \\"/forbidden\\"","reason":"Forbidden","details":{},"code":403}\n');
+  assert.equal(
+    await res.text(),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"alice\\" cannot get path \\"/forbidden\\"","reason":"Forbidden","details":{},"code":403}\n',
+  );
   assertOuterHeaders(res, { hstsAndCacheControl: true });
   assert.equal(h.authn.length, 1);
   assert.equal(h.authz.length, 1);
-  assert.deepEqual(h.events.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+  assert.deepEqual(
+    h.events.map((e) => e.stage),
+    ['RequestReceived', 'ResponseComplete'],
+  );
 });
 
 test('order: RequestInfo 500 is outside HSTS/Cache-Control, before authentication and audit', async () => {
   const h = harness();
   const res = await h.fetch('/api/v1/watch', good);
   assert.equal(res.status, 500);
-  assert.equal(await res.text(), 'Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch\n');
+  assert.equal(
+    await res.text(),
+    'Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch\n',
+  );
   assertOuterHeaders(res, { hstsAndCacheControl: false });
   assert.deepEqual([h.authn.length, h.events.length, h.authz.length], [0, 0, 0]);
 });
@@ -234,7 +275,10 @@ test('order: WaitGroup 503 during drain keeps HSTS/Cache-Control and skips authe
   await h.server.config.nonLongRunningRequestWaitGroup.wait();
   const res = await h.fetch('/ok', good);
   assert.equal(res.status, 503);
-  assert.equal(await res.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503}\n\n');
+  assert.equal(
+    await res.text(),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503}\n\n',
+  );
   assert.equal(res.headers.get('retry-after'), '1');
   assertOuterHeaders(res, { hstsAndCacheControl: true });
   assert.deepEqual([h.authn.length, h.events.length, h.authz.length], [0, 0, 0]);
@@ -242,9 +286,14 @@ test('order: WaitGroup 503 during drain keeps HSTS/Cache-Control and skips authe
 
 test('order: timeout 504 keeps outer headers, drops CORS and Warning set inside', async () => {
   const h = harness();
-  const res = await h.fetch('/slow?timeout=50ms', { headers: { Authorization: 'Bearer good', Origin: 'https://ok.io' } });
+  const res = await h.fetch('/slow?timeout=50ms', {
+    headers: { Authorization: 'Bearer good', Origin: 'https://ok.io' },
+  });
   assert.equal(res.status, 504);
-  assert.equal(await res.text(), '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n');
+  assert.equal(
+    await res.text(),
+    '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n',
+  );
   assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
   assertOuterHeaders(res, { hstsAndCacheControl: true });
   assert.equal(res.headers.get('access-control-allow-origin'), null);

@@ -49,7 +49,11 @@ before(async () => {
       return (ctx) => {
         if (ctx.request.method === 'OPTIONS') {
           const hd = ctx.request.headers;
-          preflights.push({ origin: hd.get('origin'), method: hd.get('access-control-request-method'), headers: hd.get('access-control-request-headers') });
+          preflights.push({
+            origin: hd.get('origin'),
+            method: hd.get('access-control-request-method'),
+            headers: hd.get('access-control-request-headers'),
+          });
         }
         return chain(ctx);
       };
@@ -60,7 +64,16 @@ before(async () => {
     executablePath,
     headless: true,
     ignoreHTTPSErrors: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -89,7 +102,14 @@ async function fetchFrom(origin: string, url: string): Promise<FetchResult> {
       try {
         const r = await fetch(target, { headers: { Authorization: 'Bearer alice-token' } });
         const body = await r.json();
-        return { ok: r.ok, status: r.status, date: r.headers.get('date'), auditID: r.headers.get('audit-id'), contentType: r.headers.get('content-type'), kind: body.kind };
+        return {
+          ok: r.ok,
+          status: r.status,
+          date: r.headers.get('date'),
+          auditID: r.headers.get('audit-id'),
+          contentType: r.headers.get('content-type'),
+          kind: body.kind,
+        };
       } catch (err) {
         return { error: String(err) };
       }
@@ -99,22 +119,26 @@ async function fetchFrom(origin: string, url: string): Promise<FetchResult> {
   }
 }
 
-test('CORS in Chromium: an allowed origin is preflighted, then reads the response and exposed headers', { skip }, async () => {
-  const pagePort = (pages!.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${pagePort}`;
-  const r = await fetchFrom(origin, `https://127.0.0.1:${api!.port}/apis`);
-  assert.equal(r.error, undefined);
-  assert.equal(r.status, 200);
-  assert.equal(r.kind, 'APIGroupList');
-  // Safelisted, and Date is in Access-Control-Expose-Headers; Audit-Id is not exposed upstream.
-  assert.equal(r.contentType, 'application/json');
-  assert.match(r.date ?? '', /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
-  assert.equal(r.auditID, null);
-  const p = preflights.find((x) => x.origin === origin);
-  assert.ok(p, `a preflight from ${origin}: ${JSON.stringify(preflights)}`);
-  assert.equal(p.method, 'GET');
-  assert.equal(p.headers, 'authorization');
-});
+test(
+  'CORS in Chromium: an allowed origin is preflighted, then reads the response and exposed headers',
+  { skip },
+  async () => {
+    const pagePort = (pages!.address() as AddressInfo).port;
+    const origin = `http://127.0.0.1:${pagePort}`;
+    const r = await fetchFrom(origin, `https://127.0.0.1:${api!.port}/apis`);
+    assert.equal(r.error, undefined);
+    assert.equal(r.status, 200);
+    assert.equal(r.kind, 'APIGroupList');
+    // Safelisted, and Date is in Access-Control-Expose-Headers; Audit-Id is not exposed upstream.
+    assert.equal(r.contentType, 'application/json');
+    assert.match(r.date ?? '', /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    assert.equal(r.auditID, null);
+    const p = preflights.find((x) => x.origin === origin);
+    assert.ok(p, `a preflight from ${origin}: ${JSON.stringify(preflights)}`);
+    assert.equal(p.method, 'GET');
+    assert.equal(p.headers, 'authorization');
+  },
+);
 
 test('CORS in Chromium: a page from another origin is refused by the browser', { skip }, async () => {
   const pagePort = (pages!.address() as AddressInfo).port;
@@ -123,5 +147,8 @@ test('CORS in Chromium: a page from another origin is refused by the browser', {
   assert.match(r.error ?? '', /TypeError: Failed to fetch/);
   assert.equal(r.status, undefined);
   // The browser asked, the server sent no CORS headers for that origin, the browser refused.
-  assert.ok(preflights.some((x) => x.origin === origin), JSON.stringify(preflights));
+  assert.ok(
+    preflights.some((x) => x.origin === origin),
+    JSON.stringify(preflights),
+  );
 });

@@ -8,12 +8,26 @@ const env = {
   DENO_NO_UPDATE_CHECK: '1',
   NO_COLOR: '1',
   PORT: '0',
-  APISERVER_FLAGS: "--bind-address=127.0.0.1 --token-auth-file=/etc/edge/tokens.csv --authorization-mode=RBAC '--cors-allowed-origins=^https://x\\.example$'",
+  APISERVER_FLAGS:
+    "--bind-address=127.0.0.1 --token-auth-file=/etc/edge/tokens.csv --authorization-mode=RBAC '--cors-allowed-origins=^https://x\\.example$'",
   APISERVER_FILES: JSON.stringify({ '/etc/edge/tokens.csv': 'main-token,admin,uid-1,system:masters\n' }),
 };
 
 const mains = {
-  deno: [BIN + 'deno', ['run', '--node-modules-dir=manual', '--no-lock', '--unstable-no-legacy-abort', '--allow-net', '--allow-read', '--allow-write', '--allow-env', 'adapters/deno/main.ts']],
+  deno: [
+    BIN + 'deno',
+    [
+      'run',
+      '--node-modules-dir=manual',
+      '--no-lock',
+      '--unstable-no-legacy-abort',
+      '--allow-net',
+      '--allow-read',
+      '--allow-write',
+      '--allow-env',
+      'adapters/deno/main.ts',
+    ],
+  ],
   bun: [BIN + 'bun', ['adapters/bun/main.ts']],
 } as const;
 

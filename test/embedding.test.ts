@@ -50,7 +50,10 @@ test('(b) an existing fetch handler wrapped in the chain', async () => {
 
   const bad = await fetch(new Request('https://x/anything?timeout=1x'));
   assert.equal(bad.status, 400);
-  assert.match(await bad.text(), /invalid timeout specified in the request URL - time: unknown unit \\"x\\" in duration \\"1x\\"/);
+  assert.match(
+    await bad.text(),
+    /invalid timeout specified in the request URL - time: unknown unit \\"x\\" in duration \\"1x\\"/,
+  );
   assert.equal(seen.length, 1, 'the handler is not reached');
 
   const origError = console.error;

@@ -56,7 +56,10 @@ test('examples/filters-in-front.ts: authentication + RBAC + audit in front of Ho
   assert.equal(res.status, 403);
   const forbidden = await res.json();
   assert.equal(forbidden.reason, 'Forbidden');
-  assert.match(forbidden.message, /^widgets\.example\.com is forbidden: User "alice" cannot list resource "widgets" in API group "example\.com" in the namespace "team-b"/);
+  assert.match(
+    forbidden.message,
+    /^widgets\.example\.com is forbidden: User "alice" cannot list resource "widgets" in API group "example\.com" in the namespace "team-b"/,
+  );
 
   // bob has no binding at all; non-resource paths are authorized too.
   assert.equal((await get('/hello', 'bob-token')).status, 403);
@@ -64,7 +67,16 @@ test('examples/filters-in-front.ts: authentication + RBAC + audit in front of Ho
   assert.equal(res.status, 403, 'a RoleBinding does not grant non-resource URLs');
 
   // One ResponseComplete event (RequestReceived omitted) per request, with the user and the code.
-  const events = lines.map((l) => JSON.parse(l) as { stage: string; user: { username?: string }; responseStatus?: { code: number }; verb: string; requestURI: string });
+  const events = lines.map(
+    (l) =>
+      JSON.parse(l) as {
+        stage: string;
+        user: { username?: string };
+        responseStatus?: { code: number };
+        verb: string;
+        requestURI: string;
+      },
+  );
   const complete = events.filter((e) => e.stage === 'ResponseComplete');
   assert.deepEqual(
     complete.map((e) => [e.user.username ?? '', e.verb, e.requestURI, e.responseStatus?.code]),

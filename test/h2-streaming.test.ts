@@ -15,10 +15,12 @@ test('HTTP/2: a streamed watch response keeps flowing and carries no hop-by-hop 
   const config = newConfig({ logger: discardLogger });
   let push!: ReadableStreamDefaultController<Uint8Array>;
   config.routeInstallers.push((s) => {
-    s.handler.nonGoRestfulMux.handlePrefix('/api/', () =>
-      new Response(new ReadableStream<Uint8Array>({ start: (c) => void (push = c) }), {
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', connection: 'keep-alive' },
-      }),
+    s.handler.nonGoRestfulMux.handlePrefix(
+      '/api/',
+      () =>
+        new Response(new ReadableStream<Uint8Array>({ start: (c) => void (push = c) }), {
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', connection: 'keep-alive' },
+        }),
     );
   });
   const o = new SecureServingOptions();

@@ -47,10 +47,14 @@ interface Server {
 async function start(name: string, args: string[]): Promise<Server> {
   const port = await freePort();
   const certDir = join(dir, name);
-  const proc = spawn(process.execPath, [bin, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ...args], {
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [bin, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ...args],
+    {
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.add(proc);
   let err = '';
   await new Promise<void>((resolve, reject) => {
@@ -94,10 +98,19 @@ function run(config: string, ...args: string[]): Promise<Result> {
   // A fresh discovery cache per command (a cold cache, the case kubectl must handle).
   const cache = join(dir, `cache-${cacheN++}`);
   return new Promise((resolve) => {
-    execFile(kubectl, ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      kubectl,
+      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
+      { timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -112,7 +125,10 @@ test('secure default: admin kubeconfig written (0600) and announced', { skip }, 
   assert.ok(existsSync(adminConfig));
   assert.equal(statSync(adminConfig).mode & 0o777, 0o600);
   assert.match(readFileSync(adminConfig, 'utf8'), new RegExp(`server: ${a.url.replace(/\./g, '\\.')}`));
-  assert.match(a.stderr(), /Admin credential \(user \\"kubernetes-admin\\", group system:masters\) written to .*admin\.kubeconfig/);
+  assert.match(
+    a.stderr(),
+    /Admin credential \(user \\"kubernetes-admin\\", group system:masters\) written to .*admin\.kubeconfig/,
+  );
 });
 
 test('kubectl version, get --raw /readyz?verbose, api-versions, api-resources (admin)', { skip }, async () => {
@@ -129,7 +145,14 @@ test('kubectl version, get --raw /readyz?verbose, api-versions, api-resources (a
   for (const gv of ['authentication.k8s.io/v1', 'authorization.k8s.io/v1']) assert.ok(versions.includes(gv), r.stdout);
   r = await run(adminConfig, 'api-resources');
   assert.equal(r.code, 0, r.stderr);
-  for (const res of ['selfsubjectreviews', 'tokenreviews', 'localsubjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'subjectaccessreviews']) {
+  for (const res of [
+    'selfsubjectreviews',
+    'tokenreviews',
+    'localsubjectaccessreviews',
+    'selfsubjectaccessreviews',
+    'selfsubjectrulesreviews',
+    'subjectaccessreviews',
+  ]) {
     assert.match(r.stdout, new RegExp(`^${res}\\s`, 'm'), res);
   }
   assert.match(r.stdout, /^selfsubjectaccessreviews\s+authorization\.k8s\.io\/v1\s+false\s+SelfSubjectAccessReview$/m);
@@ -152,10 +175,17 @@ test('kubectl auth whoami / can-i / can-i --list as the admin', { skip }, async 
 function anonymous(server: Server, path: string, method = 'GET'): Promise<{ status: number; body: string }> {
   const ca = readFileSync(join(server.certDir, 'apiserver.crt'));
   return new Promise((resolve, reject) => {
-    const req = https.request(server.url + path, { method, ca, headers: { 'content-type': 'application/json' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = https.request(
+      server.url + path,
+      { method, ca, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end(method === 'POST' ? '{}' : undefined);
   });
@@ -165,10 +195,16 @@ test('anonymous: health and version only', { skip }, async () => {
   for (const p of ['/healthz', '/livez', '/readyz', '/version']) assert.equal((await anonymous(a, p)).status, 200, p);
   let r = await anonymous(a, '/metrics');
   assert.equal(r.status, 403);
-  assert.equal(r.body, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/metrics\\"","reason":"Forbidden","details":{},"code":403}\n');
+  assert.equal(
+    r.body,
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/metrics\\"","reason":"Forbidden","details":{},"code":403}\n',
+  );
   r = await anonymous(a, '/apis/authentication.k8s.io/v1/selfsubjectreviews', 'POST');
   assert.equal(r.status, 403);
-  assert.match(r.body, /selfsubjectreviews.authentication.k8s.io is forbidden: User \\"system:anonymous\\" cannot create resource \\"selfsubjectreviews\\"/);
+  assert.match(
+    r.body,
+    /selfsubjectreviews.authentication.k8s.io is forbidden: User \\"system:anonymous\\" cannot create resource \\"selfsubjectreviews\\"/,
+  );
 });
 
 // --- server B: token file, service accounts, RBAC manifests ---
@@ -179,7 +215,10 @@ const issuer = 'https://edge.test';
 
 before(() => {
   if (skip) return;
-  writeFileSync(join(dir, 'tokens.csv'), 'admin-token,admin,1,"system:masters"\nalice-token,alice,2,"devs"\nbob-token,bob,3\n');
+  writeFileSync(
+    join(dir, 'tokens.csv'),
+    'admin-token,admin,1,"system:masters"\nalice-token,alice,2,"devs"\nbob-token,bob,3\n',
+  );
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   saKey = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   writeFileSync(join(dir, 'sa.key'), saKey);
@@ -213,16 +252,20 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: imperson
   );
 });
 
-test('server B starts with token file, service-account keys and RBAC manifests; no admin kubeconfig', { skip }, async () => {
-  b = await start('b', [
-    `--token-auth-file=${join(dir, 'tokens.csv')}`,
-    `--authorization-rbac-manifests=${join(dir, 'rbac.yaml')}`,
-    `--service-account-key-file=${join(dir, 'sa.pub')}`,
-    `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-    `--service-account-issuer=${issuer}`,
-  ]);
-  assert.ok(!existsSync(join(b.certDir, 'admin.kubeconfig')));
-});
+test(
+  'server B starts with token file, service-account keys and RBAC manifests; no admin kubeconfig',
+  { skip },
+  async () => {
+    b = await start('b', [
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      `--authorization-rbac-manifests=${join(dir, 'rbac.yaml')}`,
+      `--service-account-key-file=${join(dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+      `--service-account-issuer=${issuer}`,
+    ]);
+    assert.ok(!existsSync(join(b.certDir, 'admin.kubeconfig')));
+  },
+);
 
 test('auth whoami: token-file user, service account, admin', { skip }, async () => {
   let r = await run(kubeconfig(b, 'alice', 'alice-token'), 'auth', 'whoami', '-o', 'json');
@@ -230,7 +273,13 @@ test('auth whoami: token-file user, service account, admin', { skip }, async () 
   const who = JSON.parse(r.stdout);
   assert.equal(who.kind, 'SelfSubjectReview');
   assert.deepEqual(who.status.userInfo, { username: 'alice', uid: '2', groups: ['devs', 'system:authenticated'] });
-  const saToken = await mintServiceAccountToken({ signingKey: saKey, issuer, namespace: 'default', name: 'builder', uid: 'sa-uid' });
+  const saToken = await mintServiceAccountToken({
+    signingKey: saKey,
+    issuer,
+    namespace: 'default',
+    name: 'builder',
+    uid: 'sa-uid',
+  });
   r = await run(kubeconfig(b, 'sa', saToken), 'auth', 'whoami');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Username\s+system:serviceaccount:default:builder/);
@@ -273,13 +322,22 @@ test('--as impersonation with and without rights', { skip }, async () => {
   // whoami reports any 403 as "not enabled … or you do not have permission"; get --raw shows the Status.
   r = await run(alice, '--as=carol', 'auth', 'whoami');
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /the selfsubjectreviews API is not enabled in the cluster or you do not have permission to call it/);
+  assert.match(
+    r.stderr,
+    /the selfsubjectreviews API is not enabled in the cluster or you do not have permission to call it/,
+  );
   r = await run(alice, '--as=carol', 'get', '--raw', '/version');
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /Error from server \(Forbidden\): users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
+  assert.match(
+    r.stderr,
+    /Error from server \(Forbidden\): users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/,
+  );
   r = await run(alice, '--as=bob', '--as-group=devs', 'get', '--raw', '/version');
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /groups "devs" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope/);
+  assert.match(
+    r.stderr,
+    /groups "devs" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope/,
+  );
   r = await run(kubeconfig(b, 'bob2', 'bob-token'), '--as=alice', 'get', '--raw', '/version');
   assert.equal(r.code, 1);
   assert.match(r.stderr, /users "alice" is forbidden: User "bob" cannot impersonate resource "users"/);
@@ -292,7 +350,11 @@ test('--as impersonation with and without rights', { skip }, async () => {
   // Each --as-group is its own header line (HTTP/2), kept apart; extras and uid too.
   r = await run(admin, '--as=alice', '--as-group=a, b', '--as-group=c', '--as-uid=u-9', 'auth', 'whoami', '-o', 'json');
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout).status.userInfo, { username: 'alice', uid: 'u-9', groups: ['a, b', 'c', 'system:authenticated'] });
+  assert.deepEqual(JSON.parse(r.stdout).status.userInfo, {
+    username: 'alice',
+    uid: 'u-9',
+    groups: ['a, b', 'c', 'system:authenticated'],
+  });
 });
 
 test('RBAC manifests reload on change; a broken edit keeps the last good policy', { skip }, async () => {
@@ -308,11 +370,22 @@ test('RBAC manifests reload on change; a broken edit keeps the last good policy'
     }
     return last;
   };
-  writeFileSync(file, good.replace('name: devs}', 'name: devs}\n- {kind: User, apiGroup: rbac.authorization.k8s.io, name: bob}'));
+  writeFileSync(
+    file,
+    good.replace('name: devs}', 'name: devs}\n- {kind: User, apiGroup: rbac.authorization.k8s.io, name: bob}'),
+  );
   assert.equal(await waitFor('yes'), 'yes');
-  writeFileSync(file, good + '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: broken}\nrules: [{verbs: []}]\n');
-  for (let i = 0; i < 60 && !b.stderr().includes('Rejected RBAC manifests'); i++) await new Promise((r) => setTimeout(r, 100));
-  assert.match(b.stderr(), /Rejected RBAC manifests, keeping the last good policy" err=".*rbac\.yaml:\d+: Role \\"broken\\": rules\[0\]\.verbs: Required value/);
+  writeFileSync(
+    file,
+    good +
+      '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: broken}\nrules: [{verbs: []}]\n',
+  );
+  for (let i = 0; i < 60 && !b.stderr().includes('Rejected RBAC manifests'); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  assert.match(
+    b.stderr(),
+    /Rejected RBAC manifests, keeping the last good policy" err=".*rbac\.yaml:\d+: Role \\"broken\\": rules\[0\]\.verbs: Required value/,
+  );
   assert.equal(await waitFor('yes'), 'yes', 'bob keeps the access of the last good policy');
   writeFileSync(file, good);
   assert.equal(await waitFor('no'), 'no');

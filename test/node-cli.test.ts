@@ -43,10 +43,12 @@ function run(args: string[], opts: { script?: string; env?: Record<string, strin
   let err = '';
   let out = '';
   proc.stdout!.setEncoding('utf8').on('data', (d) => (out += d));
-  const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => {
-    children.delete(proc);
-    resolve(code);
-  }));
+  const exit = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      children.delete(proc);
+      resolve(code);
+    }),
+  );
   const serving = new Promise<string>((resolve, reject) => {
     proc.stderr!.setEncoding('utf8').on('data', (d) => {
       err += d;
@@ -69,12 +71,15 @@ async function freePort(): Promise<number> {
 
 function get(port: number, path: string, opts: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false, ...opts }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = https.request(
+      { host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false, ...opts },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -119,24 +124,63 @@ test('bad input: one Error line and a non-zero exit', async () => {
   const certDir = ['--cert-dir', join(dir, 'bad-certs')];
   const cases: [string[], string][] = [
     [['--nope'], 'Error: unknown flag: --nope'],
-    [['--secure-port=0'], 'Error: --secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0'],
-    [['--tls-sni-cert-key', 'a.crt,a.key:'], 'Error: invalid argument "a.crt,a.key:" for "--tls-sni-cert-key" flag: empty names list is not allowed'],
-    [['--tls-min-version=VersionTLS14', ...certDir, '--secure-port', port], 'Error: unknown tls version "VersionTLS14"'],
-    [['--tls-cipher-suites=TLS_NOPE', ...certDir, '--secure-port', port], "Error: Cipher suite TLS_NOPE not supported or doesn't exist"],
-    [['--tls-cert-file', '/nonexistent/x.crt', '--tls-private-key-file', '/nonexistent/x.key', '--secure-port', port], 'Error: open /nonexistent/x.crt: no such file or directory'],
+    [
+      ['--secure-port=0'],
+      'Error: --secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0',
+    ],
+    [
+      ['--tls-sni-cert-key', 'a.crt,a.key:'],
+      'Error: invalid argument "a.crt,a.key:" for "--tls-sni-cert-key" flag: empty names list is not allowed',
+    ],
+    [
+      ['--tls-min-version=VersionTLS14', ...certDir, '--secure-port', port],
+      'Error: unknown tls version "VersionTLS14"',
+    ],
+    [
+      ['--tls-cipher-suites=TLS_NOPE', ...certDir, '--secure-port', port],
+      "Error: Cipher suite TLS_NOPE not supported or doesn't exist",
+    ],
+    [
+      ['--tls-cert-file', '/nonexistent/x.crt', '--tls-private-key-file', '/nonexistent/x.key', '--secure-port', port],
+      'Error: open /nonexistent/x.crt: no such file or directory',
+    ],
     [['--tls-cert-file', join(dir, 'a.crt'), '--secure-port', port], 'Error: missing filename for serving cert'],
-    [['--tls-cert-file', join(dir, 'a.crt'), '--tls-private-key-file', join(dir, 'b.key'), '--secure-port', port], 'Error: tls: private key does not match public key'],
-    [['--tls-cert-file', join(dir, 'a.crt'), '--tls-private-key-file', join(dir, 'a.key'), '--secure-port', String(busy)],
-      `Error: failed to create listener: failed to listen on 0.0.0.0:${busy}: listen tcp 0.0.0.0:${busy}: bind: address already in use`],
-    [['--cert-dir', '/dev/null/certs', '--secure-port', port], 'Error: unable to generate self signed cert: mkdir /dev/null/certs: not a directory'],
+    [
+      ['--tls-cert-file', join(dir, 'a.crt'), '--tls-private-key-file', join(dir, 'b.key'), '--secure-port', port],
+      'Error: tls: private key does not match public key',
+    ],
+    [
+      [
+        '--tls-cert-file',
+        join(dir, 'a.crt'),
+        '--tls-private-key-file',
+        join(dir, 'a.key'),
+        '--secure-port',
+        String(busy),
+      ],
+      `Error: failed to create listener: failed to listen on 0.0.0.0:${busy}: listen tcp 0.0.0.0:${busy}: bind: address already in use`,
+    ],
+    [
+      ['--cert-dir', '/dev/null/certs', '--secure-port', port],
+      'Error: unable to generate self signed cert: mkdir /dev/null/certs: not a directory',
+    ],
   ];
   try {
     // In-process (the same main() the bin runs; the bin's exit code is checked above).
     for (const [args, want] of cases) {
       let err = '';
-      const code = await main(args, { stderr: (s) => (err += s), stdout: () => {}, logger: discardLogger, signals: false });
+      const code = await main(args, {
+        stderr: (s) => (err += s),
+        stdout: () => {},
+        logger: discardLogger,
+        signals: false,
+      });
       assert.equal(code, 1, `${args.join(' ')}: ${err}`);
-      assert.deepEqual(err.split('\n').filter((l) => l.startsWith('Error:')), [want], err);
+      assert.deepEqual(
+        err.split('\n').filter((l) => l.startsWith('Error:')),
+        [want],
+        err,
+      );
       assert.ok(err.trimEnd().endsWith(want), err);
     }
   } finally {
@@ -164,10 +208,13 @@ test('self-signed certificate generated in --cert-dir (0644/0600), reused on res
   const reuseMs = await firstServed(second, port);
   // The served certificate is the one on disk.
   const served = await new Promise<string>((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, agent: false }, (res) => {
-      resolve((res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256);
-      res.resume();
-    });
+    const req = https.request(
+      { host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, agent: false },
+      (res) => {
+        resolve((res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256);
+        res.resume();
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -177,12 +224,24 @@ test('self-signed certificate generated in --cert-dir (0644/0600), reused on res
   assert.equal(readFileSync(join(certs, 'apiserver.crt'), 'utf8'), crt);
   const { X509Certificate } = await import('node:crypto');
   assert.equal(new X509Certificate(crt).fingerprint256, served);
-  t.diagnostic(`start-up to first served /healthz: ${genMs.toFixed(0)} ms generating the certificate, ${reuseMs.toFixed(0)} ms reusing it`);
+  t.diagnostic(
+    `start-up to first served /healthz: ${genMs.toFixed(0)} ms generating the certificate, ${reuseMs.toFixed(0)} ms reusing it`,
+  );
 });
 
 test('SIGTERM: readyz fails during --shutdown-delay-duration, then new connections are refused while the in-flight request finishes', async () => {
   const port = await freePort();
-  const r = run(['--cert-dir', join(dir, 'certs-term'), '--secure-port', String(port), '--shutdown-delay-duration=3s', '--authorization-mode=AlwaysAllow'], { script: fixture });
+  const r = run(
+    [
+      '--cert-dir',
+      join(dir, 'certs-term'),
+      '--secure-port',
+      String(port),
+      '--shutdown-delay-duration=3s',
+      '--authorization-mode=AlwaysAllow',
+    ],
+    { script: fixture },
+  );
   await firstServed(r, port);
   assert.equal((await get(port, '/readyz')).status, 200);
   const slow = get(port, '/slow?ms=4500');
@@ -234,9 +293,12 @@ test('--permit-port-sharing: two processes serve one port', async () => {
   assert.equal(await b.exit, 0);
 });
 
-test('a failing post-start hook exits 255 with upstream\'s message', async () => {
+test("a failing post-start hook exits 255 with upstream's message", async () => {
   const port = await freePort();
-  const r = run(['--cert-dir', join(dir, 'certs-hook'), '--secure-port', String(port)], { script: fixture, env: { EDGE_APISERVER_TEST_FAIL_HOOK: '1' } });
+  const r = run(['--cert-dir', join(dir, 'certs-hook'), '--secure-port', String(port)], {
+    script: fixture,
+    env: { EDGE_APISERVER_TEST_FAIL_HOOK: '1' },
+  });
   assert.equal(await r.exit, 255);
   assert.match(r.stderr(), /^F\d{4} [\d:.]+ PostStartHook "fail-hook" failed: boom$/m);
 });

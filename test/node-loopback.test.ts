@@ -33,13 +33,17 @@ test('loopback: verified TLS by SNI and the per-start token authenticates as sys
     const token = config.loopbackToken!;
     const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
     const res = await retry(() =>
-      request(port, {
-        method: 'POST',
-        path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
-        servername: lb.serverName,
-        ca: lb.caPEM,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      }, body),
+      request(
+        port,
+        {
+          method: 'POST',
+          path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+          servername: lb.serverName,
+          ca: lb.caPEM,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        },
+        body,
+      ),
     );
     assert.equal(res.status, 201, res.body);
     const review = JSON.parse(res.body);
@@ -53,10 +57,21 @@ test('loopback: verified TLS by SNI and the per-start token authenticates as sys
     raw.resume();
     raw.end(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5]));
     await new Promise<void>((resolve) => raw.once('close', () => resolve()));
-    const metrics = await request(port, { path: '/metrics', servername: lb.serverName, ca: lb.caPEM, headers: { authorization: `Bearer ${token}` } });
+    const metrics = await request(port, {
+      path: '/metrics',
+      servername: lb.serverName,
+      ca: lb.caPEM,
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(metrics.status, 200);
     const m = /^apiserver_tls_handshake_errors_total (\d+)$/m.exec(metrics.body);
-    assert.ok(m && Number(m[1]) >= 1, metrics.body.split('\n').filter((l) => l.includes('handshake')).join('\n'));
+    assert.ok(
+      m && Number(m[1]) >= 1,
+      metrics.body
+        .split('\n')
+        .filter((l) => l.includes('handshake'))
+        .join('\n'),
+    );
   } finally {
     stop.abort();
     assert.equal(await exited, 0);
@@ -73,7 +88,10 @@ test('--client-ca-file: client certificates are requested and authenticate (the 
     name: 'CN=client-ca',
     keys: caKeys,
     signingAlgorithm: alg,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+    ],
   });
   const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
@@ -84,7 +102,10 @@ test('--client-ca-file: client certificates are requested and authenticate (the 
     signingAlgorithm: alg,
     extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])],
   });
-  const key = encodePEM('PRIVATE KEY', new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer));
+  const key = encodePEM(
+    'PRIVATE KEY',
+    new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-clientca-'));
   writeFileSync(join(dir, 'ca.crt'), ca.toString('pem'));
   const port = await freePort();
@@ -99,7 +120,17 @@ test('--client-ca-file: client certificates are requested and authenticate (the 
     const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
     const post = (extra: https.RequestOptions) =>
       retry(() =>
-        request(port, { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', rejectUnauthorized: false, headers: { 'content-type': 'application/json' }, ...extra }, body),
+        request(
+          port,
+          {
+            method: 'POST',
+            path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+            rejectUnauthorized: false,
+            headers: { 'content-type': 'application/json' },
+            ...extra,
+          },
+          body,
+        ),
       );
     const withCert = await post({ cert: cert.toString('pem'), key });
     assert.equal(withCert.status, 201, withCert.body);

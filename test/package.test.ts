@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-type Conditions = { deno: string; bun: string; workerd: string; node: { types: string; default: string }; default: string };
+type Conditions = {
+  deno: string;
+  bun: string;
+  workerd: string;
+  node: { types: string; default: string };
+  default: string;
+};
 
 test('every export maps the runtimes to sources and Node to dist', () => {
   for (const [subpath, c] of Object.entries(pkg.exports as Record<string, Conditions>)) {
@@ -25,7 +31,11 @@ test('the build runs on plain Node: a server from the built package answers /hea
   // Inside the repository, so the build resolves hono, jose … from node_modules.
   const out = mkdtempSync(join(process.cwd(), '.build-test-'));
   try {
-    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', out, '--sourceMap', 'false'], { encoding: 'utf8' });
+    const tsc = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', out, '--sourceMap', 'false'],
+      { encoding: 'utf8' },
+    );
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
     for (const c of Object.values(pkg.exports as Record<string, Conditions>)) {
       assert.ok(existsSync(join(out, c.node.default.slice('./dist/'.length))), c.node.default);
@@ -36,7 +46,9 @@ test('the build runs on plain Node: a server from the built package answers /hea
       const s = m.newServer(m.complete(m.newConfig({ logger: m.discardLogger })), 'built').prepareRun();
       const r = await s.fetch(new Request('https://127.0.0.1/healthz'));
       console.log(r.status, await r.text());`;
-    const run = spawnSync(process.execPath, ['--no-experimental-strip-types', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--no-experimental-strip-types', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     assert.equal(run.stdout.trim(), '200 ok', run.stderr);
   } finally {
     rmSync(out, { recursive: true, force: true });

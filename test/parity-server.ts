@@ -35,8 +35,21 @@ export async function startServer(flags: string[], configure?: (config: Config) 
   const stop = new AbortController();
   let err = '';
   const exited = main(
-    [`--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${join(dir, 'certs')}`, `--token-auth-file=${join(dir, 'tokens.csv')}`, ...flags],
-    { signals: false, signal: stop.signal, logger: new KlogLogger(0, (line) => void (err += line + '\n')), stdout: () => {}, stderr: (s) => void (err += s), configure },
+    [
+      `--secure-port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--cert-dir=${join(dir, 'certs')}`,
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      ...flags,
+    ],
+    {
+      signals: false,
+      signal: stop.signal,
+      logger: new KlogLogger(0, (line) => void (err += line + '\n')),
+      stdout: () => {},
+      stderr: (s) => void (err += s),
+      configure,
+    },
   );
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -68,7 +81,9 @@ export async function startServer(flags: string[], configure?: (config: Config) 
 /** One HTTP/1.1 request over a raw TLS socket; resolves with the response bytes (head + Content-Length body). */
 export function rawRequest(port: number, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => s.write(request));
+    const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () =>
+      s.write(request),
+    );
     let buf = Buffer.alloc(0);
     const timer = setTimeout(() => {
       s.destroy();

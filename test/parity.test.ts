@@ -25,7 +25,12 @@ const kubeAPIResources: Record<string, string[]> = {
   serviceaccounts: ['serviceaccounts', 'sa', 'v1', 'true', 'ServiceAccount'],
   selfsubjectreviews: ['selfsubjectreviews', 'authentication.k8s.io/v1', 'false', 'SelfSubjectReview'],
   tokenreviews: ['tokenreviews', 'authentication.k8s.io/v1', 'false', 'TokenReview'],
-  localsubjectaccessreviews: ['localsubjectaccessreviews', 'authorization.k8s.io/v1', 'true', 'LocalSubjectAccessReview'],
+  localsubjectaccessreviews: [
+    'localsubjectaccessreviews',
+    'authorization.k8s.io/v1',
+    'true',
+    'LocalSubjectAccessReview',
+  ],
   selfsubjectaccessreviews: ['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview'],
   selfsubjectrulesreviews: ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
   subjectaccessreviews: ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
@@ -44,13 +49,32 @@ function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr
   });
 }
 
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', port, path, rejectUnauthorized: false, headers: { authorization: 'Bearer alice-token', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
-    });
+    const req = https.get(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        rejectUnauthorized: false,
+        headers: { authorization: 'Bearer alice-token', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers as Record<string, string>,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -98,7 +122,14 @@ describe('advertise address and external host', () => {
 
   test('defaults: the generated certificate names the advertise address, the service IP, the bind address', () => {
     const names = sans(join(a.dir, 'certs', 'apiserver.crt'));
-    for (const n of [`IP Address:${hostIP}`, 'IP Address:10.0.0.1', 'IP Address:127.0.0.1', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default', 'DNS:kubernetes']) {
+    for (const n of [
+      `IP Address:${hostIP}`,
+      'IP Address:10.0.0.1',
+      'IP Address:127.0.0.1',
+      'DNS:kubernetes.default.svc',
+      'DNS:kubernetes.default',
+      'DNS:kubernetes',
+    ]) {
       assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
     }
     assert.match(a.stderr(), new RegExp(`external host was not specified, using ${hostIP.replace(/\./g, '\\.')}`));
@@ -119,7 +150,10 @@ describe('advertise address and external host', () => {
   test('--advertise-address and --external-hostname: discovery, SANs, JWKS URI', async () => {
     // /api exists only with a legacy group (none yet); /apis carries the addresses.
     const apis = JSON.parse((await get(b.port, '/apis')).body.toString());
-    for (const g of apis.groups) assert.deepEqual(g.serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `api.example.test:${b.port}` }]);
+    for (const g of apis.groups)
+      assert.deepEqual(g.serverAddressByClientCIDRs, [
+        { clientCIDR: '0.0.0.0/0', serverAddress: `api.example.test:${b.port}` },
+      ]);
     const names = sans(join(b.dir, 'certs', 'apiserver.crt'));
     assert.ok(names.includes('IP Address:10.11.12.13'), names.join(', '));
     // Upstream signs the advertise address, not the external hostname.
@@ -128,52 +162,77 @@ describe('advertise address and external host', () => {
     assert.equal(doc.jwks_uri, `https://api.example.test:${b.port}/openid/v1/jwks`);
   });
 
-  test('kubectl 1.32: get --raw /apis, api-resources and cluster-info against the same groups', { skip: kubectlSkip }, async () => {
-    const kubeconfig = await writeTemp(
-      'kubeconfig',
-      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:${a.port}\n` +
-        `    certificate-authority: ${join(a.dir, 'certs', 'apiserver.crt')}\nusers:\n- name: u\n  user:\n    token: alice-token\n` +
-        'contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-    );
-    const k = (...args: string[]) => kubectl([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(kubeconfig, '..', 'cache')}`, ...args]);
-    const raw = await k('get', '--raw', '/apis');
-    assert.equal(raw.code, 0, raw.stderr);
-    const apis = JSON.parse(raw.stdout);
-    assert.deepEqual(apis.groups[0].serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `${hostIP}:${a.port}` }]);
-    // kubectl prints /api exactly as it gets it; kube-apiserver's /api has this shape.
-    const api = await k('get', '--raw', '/api');
-    assert.equal(api.code, 0, api.stderr);
-    assert.equal(api.stdout, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"${hostIP}:${a.port}"}]}\n`);
-    // api-resources: every row this server has is kube-apiserver's row for that resource, the
-    // review groups are all there, and groups come in kube-apiserver's order.
-    const res = await k('api-resources');
-    assert.equal(res.code, 0, res.stderr);
-    const [header, ...rows] = res.stdout.trimEnd().split('\n');
-    assert.match(header!, /^NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND$/);
-    const got = rows.map((r) => r.trim().split(/ +/));
-    for (const [name, row] of Object.entries(kubeAPIResources)) {
-      const mine = got.find((g) => g[0] === name);
-      if (!mine && !name.endsWith('reviews')) continue; // not served here yet
-      assert.deepEqual(mine, row, `row of ${name}`);
-    }
-    for (const g of got) assert.ok(kubeAPIResources[g[0]!], `${g[0]} is one kube-apiserver has`);
-    const order = got.map((g) => kubeGroupOrder.indexOf(g[g.length === 5 ? 2 : 1]!.split('/').slice(0, -1).join('/')));
-    assert.deepEqual(order, [...order].sort((x, y) => x - y), 'groups in kube-apiserver order');
-    // cluster-info lists kube-system services: without the core API it cannot (docs/differences-parity.md).
-    const ci = await k('cluster-info');
-    assert.equal(ci.code, 1);
-    assert.match(ci.stderr, /the server doesn't have a resource type "services"/);
-  });
+  test(
+    'kubectl 1.32: get --raw /apis, api-resources and cluster-info against the same groups',
+    { skip: kubectlSkip },
+    async () => {
+      const kubeconfig = await writeTemp(
+        'kubeconfig',
+        `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:${a.port}\n` +
+          `    certificate-authority: ${join(a.dir, 'certs', 'apiserver.crt')}\nusers:\n- name: u\n  user:\n    token: alice-token\n` +
+          'contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
+      );
+      const k = (...args: string[]) =>
+        kubectl([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(kubeconfig, '..', 'cache')}`, ...args]);
+      const raw = await k('get', '--raw', '/apis');
+      assert.equal(raw.code, 0, raw.stderr);
+      const apis = JSON.parse(raw.stdout);
+      assert.deepEqual(apis.groups[0].serverAddressByClientCIDRs, [
+        { clientCIDR: '0.0.0.0/0', serverAddress: `${hostIP}:${a.port}` },
+      ]);
+      // kubectl prints /api exactly as it gets it; kube-apiserver's /api has this shape.
+      const api = await k('get', '--raw', '/api');
+      assert.equal(api.code, 0, api.stderr);
+      assert.equal(
+        api.stdout,
+        `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"${hostIP}:${a.port}"}]}\n`,
+      );
+      // api-resources: every row this server has is kube-apiserver's row for that resource, the
+      // review groups are all there, and groups come in kube-apiserver's order.
+      const res = await k('api-resources');
+      assert.equal(res.code, 0, res.stderr);
+      const [header, ...rows] = res.stdout.trimEnd().split('\n');
+      assert.match(header!, /^NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND$/);
+      const got = rows.map((r) => r.trim().split(/ +/));
+      for (const [name, row] of Object.entries(kubeAPIResources)) {
+        const mine = got.find((g) => g[0] === name);
+        if (!mine && !name.endsWith('reviews')) continue; // not served here yet
+        assert.deepEqual(mine, row, `row of ${name}`);
+      }
+      for (const g of got) assert.ok(kubeAPIResources[g[0]!], `${g[0]} is one kube-apiserver has`);
+      const order = got.map((g) =>
+        kubeGroupOrder.indexOf(g[g.length === 5 ? 2 : 1]!.split('/').slice(0, -1).join('/')),
+      );
+      assert.deepEqual(
+        order,
+        [...order].sort((x, y) => x - y),
+        'groups in kube-apiserver order',
+      );
+      // cluster-info lists kube-system services: without the core API it cannot (docs/differences-parity.md).
+      const ci = await k('cluster-info');
+      assert.equal(ci.code, 1);
+      assert.match(ci.stderr, /the server doesn't have a resource type "services"/);
+    },
+  );
 
   test('--advertise-address validation and help text', async () => {
     const bad = await runCLI(['--advertise-address=nope']);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /Error: invalid argument "nope" for "--advertise-address" flag: failed to parse IP: "nope"\n$/);
+    assert.match(
+      bad.stderr,
+      /Error: invalid argument "nope" for "--advertise-address" flag: failed to parse IP: "nope"\n$/,
+    );
     let help = '';
     await main(['--help'], { signals: false, stdout: (s) => void (help += s) });
     help = help.replace(/\s+/g, ' '); // usage wraps at the terminal width
-    assert.match(help, /--advertise-address ip The IP address on which to advertise the apiserver to members of the cluster\. This address must be reachable by the rest of the cluster\. If blank, the --bind-address will be used\. If --bind-address is unspecified, the host's default interface will be used\./);
-    assert.match(help, /--external-hostname string The hostname to use when generating externalized URLs for this master \(e\.g\. Swagger API Docs or OpenID Discovery\)\./);
+    assert.match(
+      help,
+      /--advertise-address ip The IP address on which to advertise the apiserver to members of the cluster\. This address must be reachable by the rest of the cluster\. If blank, the --bind-address will be used\. If --bind-address is unspecified, the host's default interface will be used\./,
+    );
+    assert.match(
+      help,
+      /--external-hostname string The hostname to use when generating externalized URLs for this master \(e\.g\. Swagger API Docs or OpenID Discovery\)\./,
+    );
   });
 });
 
@@ -207,7 +266,10 @@ describe('discovery content negotiation and Go response heads', () => {
     assert.equal(r.headers['content-type'], 'application/yaml');
     const text = r.body.toString();
     // sigs.k8s.io/yaml: keys sorted, sequences at the parent's indentation.
-    assert.match(text, /^groups:\n- name: ([a-z0-9.]+)\n  preferredVersion:\n    groupVersion: \1\/v1\n    version: v1\n  serverAddressByClientCIDRs:\n  - clientCIDR: 0\.0\.0\.0\/0\n/);
+    assert.match(
+      text,
+      /^groups:\n- name: ([a-z0-9.]+)\n  preferredVersion:\n    groupVersion: \1\/v1\n    version: v1\n  serverAddressByClientCIDRs:\n  - clientCIDR: 0\.0\.0\.0\/0\n/,
+    );
     assert.match(text, /\nkind: APIGroupList\n$/);
     const gv = await get(s.port, '/apis/authorization.k8s.io/v1', { accept: 'application/yaml' });
     assert.equal(gv.headers['content-type'], 'application/yaml');
@@ -225,7 +287,16 @@ describe('discovery content negotiation and Go response heads', () => {
     assert.deepEqual([u.apiVersion, u.kind], ['v1', 'APIResourceList']);
     const list = decodeMessage(u.raw, {
       1: { name: 'groupVersion', type: 'string' },
-      2: { name: 'resources', type: 'message', repeated: true, schema: { 1: { name: 'name', type: 'string' }, 3: { name: 'kind', type: 'string' }, 4: { name: 'verbs', type: 'message', schema: { 1: { name: 'items', type: 'strings' } } } } },
+      2: {
+        name: 'resources',
+        type: 'message',
+        repeated: true,
+        schema: {
+          1: { name: 'name', type: 'string' },
+          3: { name: 'kind', type: 'string' },
+          4: { name: 'verbs', type: 'message', schema: { 1: { name: 'items', type: 'strings' } } },
+        },
+      },
     });
     assert.equal(list.groupVersion, 'authentication.k8s.io/v1');
     assert.deepEqual(list.resources, [
@@ -233,15 +304,23 @@ describe('discovery content negotiation and Go response heads', () => {
       { name: 'tokenreviews', kind: 'TokenReview', verbs: { items: ['create'] } },
     ]);
     // The version-stripped root list, and aggregated discovery in protobuf.
-    const root = decodeEnvelope(new Uint8Array((await get(s.port, '/apis', { accept: 'application/vnd.kubernetes.protobuf' })).body));
+    const root = decodeEnvelope(
+      new Uint8Array((await get(s.port, '/apis', { accept: 'application/vnd.kubernetes.protobuf' })).body),
+    );
     assert.deepEqual([root.apiVersion, root.kind], ['', 'APIGroupList']);
-    const agg = await get(s.port, '/apis', { accept: 'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
-    assert.equal(agg.headers['content-type'], 'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    const agg = await get(s.port, '/apis', {
+      accept:
+        'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json',
+    });
+    assert.equal(
+      agg.headers['content-type'],
+      'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
     const aggU = decodeEnvelope(new Uint8Array(agg.body));
     assert.deepEqual([aggU.apiVersion, aggU.kind], ['apidiscovery.k8s.io/v2', 'APIGroupDiscoveryList']);
   });
 
-  test('Accept: text/html → 406 with upstream\'s Status (handler negotiation on /apis, go-restful on /apis/<g>/<v>)', async () => {
+  test("Accept: text/html → 406 with upstream's Status (handler negotiation on /apis, go-restful on /apis/<g>/<v>)", async () => {
     const r = await get(s.port, '/apis', { accept: 'text/html' });
     assert.equal(r.status, 406);
     assert.equal(r.headers['content-type'], 'application/json');
@@ -259,7 +338,10 @@ describe('discovery content negotiation and Go response heads', () => {
     const nf = await get(s.port, '/apis/authentication.k8s.io/v1/nope', { accept: 'application/yaml' });
     assert.equal(nf.status, 404);
     assert.equal(nf.headers['content-type'], 'application/yaml');
-    assert.equal(nf.body.toString(), 'apiVersion: v1\ncode: 404\ndetails: {}\nkind: Status\nmessage: the server could not find the requested resource\nmetadata: {}\nreason: NotFound\nstatus: Failure\n');
+    assert.equal(
+      nf.body.toString(),
+      'apiVersion: v1\ncode: 404\ndetails: {}\nkind: Status\nmessage: the server could not find the requested resource\nmetadata: {}\nreason: NotFound\nstatus: Failure\n',
+    );
   });
 
   // Go's layout: status line, handler headers sorted by canonical name, then Date and
@@ -270,7 +352,8 @@ describe('discovery content negotiation and Go response heads', () => {
       .replace(/\r\nDate: [^\r]+/, '\r\nDate: <date>')
       .replace(/\r\nAudit-Id: [0-9a-f-]{36}/, '\r\nAudit-Id: <id>')
       .replace(/\r\n(X-Kubernetes-Pf-(?:Flowschema|Prioritylevel)-Uid): [0-9a-f-]{36}/g, '\r\n$1: <uid>');
-  const req = (path: string, auth = 'Bearer alice-token') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: parity\r\nAuthorization: ${auth}\r\n\r\n`;
+  const req = (path: string, auth = 'Bearer alice-token') =>
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: parity\r\nAuthorization: ${auth}\r\n\r\n`;
 
   test('raw HTTP/1.1 bytes: /healthz', async () => {
     const got = mask(await rawRequest(s.port, req('/healthz')));
@@ -296,7 +379,8 @@ describe('discovery content negotiation and Go response heads', () => {
   });
 
   test('raw HTTP/1.1 bytes: 401 and 403 Status', async () => {
-    const unauthorized = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
+    const unauthorized =
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
     assert.equal(
       mask(await rawRequest(s.port, req('/apis', 'Bearer wrong-token'))),
       'HTTP/1.1 401 Unauthorized\r\nAudit-Id: <id>\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\n' +
@@ -325,17 +409,20 @@ describe('discovery content negotiation and Go response heads', () => {
     assert.equal(JSON.parse(body).kind, 'APIGroupList');
   });
 
-  test('raw HTTP/1.1 bytes: a client asking to close gets Go\'s Connection: close after Content-Length', async () => {
+  test("raw HTTP/1.1 bytes: a client asking to close gets Go's Connection: close after Content-Length", async () => {
     const got = mask(await rawRequest(s.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
     assert.match(got, /\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok$/);
     assert.doesNotMatch(got, /Keep-Alive/i);
   });
 });
 
-test('raw HTTP/1.1 bytes with --disable-http2-serving (the https server) are Go\'s too', async () => {
+test("raw HTTP/1.1 bytes with --disable-http2-serving (the https server) are Go's too", async () => {
   const s = await startServer(['--disable-http2-serving']);
   try {
-    const got = await rawRequest(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n\r\n');
+    const got = await rawRequest(
+      s.port,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n\r\n',
+    );
     assert.match(
       got,
       /^HTTP\/1\.1 200 OK\r\nAudit-Id: [0-9a-f-]{36}\r\nCache-Control: no-cache, private\r\nContent-Type: text\/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nX-Kubernetes-Pf-Flowschema-Uid: [0-9a-f-]{36}\r\nX-Kubernetes-Pf-Prioritylevel-Uid: [0-9a-f-]{36}\r\nDate: [^\r]+ GMT\r\nContent-Length: 2\r\n\r\nok$/,

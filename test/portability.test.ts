@@ -4,7 +4,28 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { globSync, readFileSync } from 'node:fs';
 
-const builtins = ['fs', 'http', 'https', 'http2', 'net', 'tls', 'crypto', 'os', 'path', 'child_process', 'stream', 'events', 'url', 'util', 'buffer', 'zlib', 'dns', 'worker_threads', 'async_hooks', 'process'];
+const builtins = [
+  'fs',
+  'http',
+  'https',
+  'http2',
+  'net',
+  'tls',
+  'crypto',
+  'os',
+  'path',
+  'child_process',
+  'stream',
+  'events',
+  'url',
+  'util',
+  'buffer',
+  'zlib',
+  'dns',
+  'worker_threads',
+  'async_hooks',
+  'process',
+];
 const importPattern = new RegExp(
   String.raw`(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)['"](node:[^'"]+|${builtins.join('|')})(?:/[^'"]*)?['"]`,
 );

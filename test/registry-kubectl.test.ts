@@ -68,10 +68,19 @@ let cacheN = 0;
 function k(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const cache = join(dir, `cache-${cacheN++}`);
   return new Promise((resolve) => {
-    execFile(kubectl, ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      kubectl,
+      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
+      { timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -84,19 +93,24 @@ async function ok(...args: string[]): Promise<string> {
 /** A raw request with the admin token (Node's fetch does not trust the generated CA: use https). */
 async function raw(method: string, path: string, body?: string, contentType = 'application/json') {
   const { request } = await import('node:https');
-  return new Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method,
-      rejectUnauthorized: false,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-    });
-    req.on('response', (res) => {
-      let b = '';
-      res.setEncoding('utf8').on('data', (d) => (b += d)).on('end', () => resolve({ status: res.statusCode!, body: b, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return new Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }>(
+    (resolve, reject) => {
+      const req = request(`${url}${path}`, {
+        method,
+        rejectUnauthorized: false,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      });
+      req.on('response', (res) => {
+        let b = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (b += d))
+          .on('end', () => resolve({ status: res.statusCode!, body: b, headers: res.headers }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
 }
 
 test('the system namespaces exist; kubectl get namespaces shows them with their status', { skip }, async () => {
@@ -106,7 +120,8 @@ test('the system namespaces exist; kubectl get namespaces shows them with their 
     if (!out.includes('kube-node-lease')) await new Promise((r) => setTimeout(r, 100));
   }
   assert.match(out, /^NAME\s+STATUS\s+AGE$/m);
-  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.match(out, new RegExp(`^${ns}\\s+Active\\s+\\d+s$`, 'm'));
+  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+    assert.match(out, new RegExp(`^${ns}\\s+Active\\s+\\d+s$`, 'm'));
 });
 
 test('create, get, label, patch and delete a ConfigMap', { skip }, async () => {
@@ -132,23 +147,44 @@ test('create, get, label, patch and delete a ConfigMap', { skip }, async () => {
 
 test('apply (client-side, last-applied annotation), replace, chunked list and field selector', { skip }, async () => {
   const file = join(dir, 'cm.yaml');
-  const doc = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: apps\ndata:\n  k: ${v}\n`;
+  const doc = (v: string) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: apps\ndata:\n  k: ${v}\n`;
   writeFileSync(file, doc('v1'));
   assert.match(await ok('apply', '--validate=false', '-f', file), /configmap\/applied created/);
   writeFileSync(file, doc('v2'));
   assert.match(await ok('apply', '--validate=false', '-f', file), /configmap\/applied configured/);
   assert.equal(await ok('get', 'cm', 'applied', '-n', 'apps', '-o', 'jsonpath={.data.k}'), 'v2');
-  assert.match(await ok('get', 'cm', 'applied', '-n', 'apps', '-o', 'yaml'), /kubectl.kubernetes.io\/last-applied-configuration/);
+  assert.match(
+    await ok('get', 'cm', 'applied', '-n', 'apps', '-o', 'yaml'),
+    /kubectl.kubernetes.io\/last-applied-configuration/,
+  );
   writeFileSync(file, doc('v3'));
   assert.match(await ok('replace', '--validate=false', '-f', file), /configmap\/applied replaced/);
   for (const n of ['c1', 'c2', 'c3']) await ok('create', 'cm', n, '-n', 'apps');
-  assert.equal(await ok('get', 'cm', '-n', 'apps', '-o', 'name', '--chunk-size=1'), 'configmap/applied\nconfigmap/c1\nconfigmap/c2\nconfigmap/c3\n');
-  assert.equal(await ok('get', 'cm', '-n', 'apps', '-o', 'name', '--field-selector', 'metadata.name=c2'), 'configmap/c2\n');
+  assert.equal(
+    await ok('get', 'cm', '-n', 'apps', '-o', 'name', '--chunk-size=1'),
+    'configmap/applied\nconfigmap/c1\nconfigmap/c2\nconfigmap/c3\n',
+  );
+  assert.equal(
+    await ok('get', 'cm', '-n', 'apps', '-o', 'name', '--field-selector', 'metadata.name=c2'),
+    'configmap/c2\n',
+  );
 });
 
 test('get -w sees a change made by another client', { skip }, async () => {
   const cache = join(dir, `cache-${cacheN++}`);
-  const w = spawn(kubectl, ['--kubeconfig', config, '--cache-dir', cache, 'get', 'cm', '-n', 'apps', '-w', '--request-timeout=20s']);
+  const w = spawn(kubectl, [
+    '--kubeconfig',
+    config,
+    '--cache-dir',
+    cache,
+    'get',
+    'cm',
+    '-n',
+    'apps',
+    '-w',
+    '--request-timeout=20s',
+  ]);
   let out = '';
   w.stdout.setEncoding('utf8').on('data', (d) => (out += d));
   try {
@@ -163,15 +199,27 @@ test('get -w sees a change made by another client', { skip }, async () => {
 
 test('secrets: stringData is folded into base64 data; leases in coordination.k8s.io', { skip }, async () => {
   await ok('create', 'secret', 'generic', 's1', '-n', 'apps', '--from-literal=password=hunter2');
-  assert.equal(await ok('get', 'secret', 's1', '-n', 'apps', '-o', 'jsonpath={.data.password}'), Buffer.from('hunter2').toString('base64'));
-  const created = await raw('POST', '/api/v1/namespaces/apps/secrets', JSON.stringify({ metadata: { name: 's2' }, stringData: { u: 'é' } }));
+  assert.equal(
+    await ok('get', 'secret', 's1', '-n', 'apps', '-o', 'jsonpath={.data.password}'),
+    Buffer.from('hunter2').toString('base64'),
+  );
+  const created = await raw(
+    'POST',
+    '/api/v1/namespaces/apps/secrets',
+    JSON.stringify({ metadata: { name: 's2' }, stringData: { u: 'é' } }),
+  );
   assert.equal(created.status, 201);
   assert.deepEqual(JSON.parse(created.body).data, { u: Buffer.from('é').toString('base64') });
   assert.equal(JSON.parse(created.body).type, 'Opaque');
   const lease = await raw(
     'POST',
     '/apis/coordination.k8s.io/v1/namespaces/apps/leases',
-    JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'leader' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } }),
+    JSON.stringify({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'leader' },
+      spec: { holderIdentity: 'me', leaseDurationSeconds: 15 },
+    }),
   );
   assert.equal(lease.status, 201, lease.body);
   assert.match(await ok('get', 'leases', '-n', 'apps'), /^leader\s+me\s+\d+s$/m);
@@ -180,12 +228,16 @@ test('secrets: stringData is folded into base64 data; leases in coordination.k8s
 
 test('bad input: upstream Status, nothing written', { skip }, async () => {
   const post = (body: string, ct?: string) => raw('POST', '/api/v1/namespaces/apps/configmaps', body, ct);
-  const status = (r: { body: string }) => JSON.parse(r.body) as { reason: string; message: string; code: number; details?: { causes?: unknown[] } };
+  const status = (r: { body: string }) =>
+    JSON.parse(r.body) as { reason: string; message: string; code: number; details?: { causes?: unknown[] } };
   // A name that is not DNS-1123.
   let r = await post(JSON.stringify({ metadata: { name: 'Bad_Name' } }));
   assert.equal(r.status, 422);
   assert.equal(status(r).reason, 'Invalid');
-  assert.match(status(r).message, /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+  assert.match(
+    status(r).message,
+    /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+  );
   assert.equal(status(r).details?.causes?.length, 1);
   // Malformed JSON, wrong kind, unknown media type.
   r = await post('{"metadata": ');
@@ -204,7 +256,11 @@ test('bad input: upstream Status, nothing written', { skip }, async () => {
   assert.equal(r.status, 404);
   assert.equal(status(r).message, 'namespaces "nope" not found');
   // A stale resourceVersion on update is a conflict; a name that differs from the URL a bad request.
-  r = await raw('PUT', '/api/v1/namespaces/apps/configmaps/applied', JSON.stringify({ metadata: { name: 'applied', resourceVersion: '1' } }));
+  r = await raw(
+    'PUT',
+    '/api/v1/namespaces/apps/configmaps/applied',
+    JSON.stringify({ metadata: { name: 'applied', resourceVersion: '1' } }),
+  );
   assert.equal(r.status, 409);
   assert.equal(
     status(r).message,
@@ -214,7 +270,12 @@ test('bad input: upstream Status, nothing written', { skip }, async () => {
   assert.equal(r.status, 400);
   assert.equal(status(r).message, 'the name of the object (other) does not match the name on the URL (applied)');
   // A JSON patch that does not apply.
-  r = await raw('PATCH', '/api/v1/namespaces/apps/configmaps/applied', '[{"op":"test","path":"/data/k","value":"nope"}]', 'application/json-patch+json');
+  r = await raw(
+    'PATCH',
+    '/api/v1/namespaces/apps/configmaps/applied',
+    '[{"op":"test","path":"/data/k","value":"nope"}]',
+    'application/json-patch+json',
+  );
   assert.equal(r.status, 422);
   assert.equal(status(r).message, 'testing value /data/k failed: test failed');
   // Over the body limit (3 MiB).
@@ -224,9 +285,13 @@ test('bad input: upstream Status, nothing written', { skip }, async () => {
   r = await raw('GET', '/api/v1/namespaces/apps/configmaps?labelSelector=a%3D%3D%3Db');
   assert.equal(r.status, 400);
   // dryRun=All never writes.
-  r = await post(JSON.stringify({ metadata: { name: 'dry' } }) , 'application/json');
+  r = await post(JSON.stringify({ metadata: { name: 'dry' } }), 'application/json');
   assert.equal(r.status, 201);
-  r = await raw('POST', '/api/v1/namespaces/apps/configmaps?dryRun=All', JSON.stringify({ metadata: { name: 'drier' } }));
+  r = await raw(
+    'POST',
+    '/api/v1/namespaces/apps/configmaps?dryRun=All',
+    JSON.stringify({ metadata: { name: 'drier' } }),
+  );
   assert.equal(r.status, 201);
   r = await raw('GET', '/api/v1/namespaces/apps/configmaps/drier');
   assert.equal(r.status, 404);
@@ -234,7 +299,10 @@ test('bad input: upstream Status, nothing written', { skip }, async () => {
   assert.equal(r.status, 200);
   assert.equal((await raw('GET', '/api/v1/namespaces/apps/configmaps/dry')).status, 200);
   // Nothing of the failures above was written.
-  assert.equal(await ok('get', 'cm', '-n', 'apps', '-o', 'name', '-l', 'none!=x'), 'configmap/applied\nconfigmap/c1\nconfigmap/c2\nconfigmap/c3\nconfigmap/dry\nconfigmap/watched\n');
+  assert.equal(
+    await ok('get', 'cm', '-n', 'apps', '-o', 'name', '-l', 'none!=x'),
+    'configmap/applied\nconfigmap/c1\nconfigmap/c2\nconfigmap/c3\nconfigmap/dry\nconfigmap/watched\n',
+  );
 });
 
 test('deleting a namespace removes its contents, then the namespace', { skip }, async () => {

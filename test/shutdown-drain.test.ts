@@ -32,7 +32,8 @@ function setup(overrides: Partial<Config>) {
     });
   });
   const server = newServer(complete(config), 'drain', newEmptyDelegate(notFoundHandler));
-  const fetch = (path: string, ua?: string) => server.fetch(new Request('https://h' + path, ua ? { headers: { 'user-agent': ua } } : {}));
+  const fetch = (path: string, ua?: string) =>
+    server.fetch(new Request('https://h' + path, ua ? { headers: { 'user-agent': ua } } : {}));
   return { server, release, fetch, signals: config.lifecycleSignals };
 }
 
@@ -46,7 +47,10 @@ test('shutdown (default mode): in-flight requests drain, new ones get the 503, h
   await signals.NotAcceptingNewRequest.signaled;
   const refused = await fetch('/fast');
   assert.equal(refused.status, 503);
-  assert.equal(await refused.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503}\n\n');
+  assert.equal(
+    await refused.text(),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503}\n\n',
+  );
   assert.equal((await fetch('/healthz')).status, 200);
   assert.equal((await fetch('/fast', 'kube-apiserver/v1.34.0 (linux/amd64) kubernetes/abc')).status, 200);
   // Not drained while /slow is in flight.

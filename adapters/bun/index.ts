@@ -61,7 +61,12 @@ export interface BunServing {
  */
 export const bunFileSystem: FileSystem = new NodeFileSystem();
 
-export function bunTransport(request: Request, bunServer: BunServer, tls: boolean, clientCertHeader?: string): { request: Request; transport: Transport } {
+export function bunTransport(
+  request: Request,
+  bunServer: BunServer,
+  tls: boolean,
+  clientCertHeader?: string,
+): { request: Request; transport: Transport } {
   const ip = bunServer.requestIP(request);
   const transport: Transport = { remoteAddress: ip?.address, remotePort: ip?.port };
   if (clientCertHeader) {
@@ -140,7 +145,11 @@ export class BunServingListener implements ServingListener {
 /** Builds the server (rejecting on bad flags), then runs it on Bun.serve until `signal` aborts. */
 export async function serve(settings: BunServeSettings = {}): Promise<BunServing> {
   const { built, listen } = await buildProcessServer(settings, bunFileSystem);
-  const listener = new BunServingListener({ ...listen, http2: settings.http2 ?? true, clientCertHeader: settings.clientCertHeader });
+  const listener = new BunServingListener({
+    ...listen,
+    http2: settings.http2 ?? true,
+    clientCertHeader: settings.clientCertHeader,
+  });
   const { finished, shutdown } = await runUntilListening(built, listener, settings.signal);
   return { server: built.server, built, port: listener.port, hostname: listener.hostname, finished, shutdown };
 }

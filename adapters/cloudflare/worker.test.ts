@@ -14,7 +14,11 @@ test('cloudflareTransport: mTLS, client IP, protocol, waitUntil', async () => {
   const waited: Promise<unknown>[] = [];
   const req = cfRequest(
     'https://x/',
-    { httpProtocol: 'HTTP/2', tlsVersion: 'TLSv1.3', tlsClientAuth: { certPresented: '1', certVerified: 'SUCCESS', certRevoked: '0', certRFC9440: `:${leaf}:` } },
+    {
+      httpProtocol: 'HTTP/2',
+      tlsVersion: 'TLSv1.3',
+      tlsClientAuth: { certPresented: '1', certVerified: 'SUCCESS', certRevoked: '0', certRFC9440: `:${leaf}:` },
+    },
     { 'cf-connecting-ip': '203.0.113.7' },
   );
   const { transport } = cloudflareTransport(req, { waitUntil: (p) => waited.push(p) });
@@ -27,7 +31,11 @@ test('cloudflareTransport: mTLS, client IP, protocol, waitUntil', async () => {
 });
 
 test('cloudflareTransport: forwarded header only when configured, always stripped then', () => {
-  const req = cfRequest('https://x/', { tlsClientAuth: { certPresented: '0', certVerified: 'NONE' } }, { 'X-Cert': `:${leaf}:` });
+  const req = cfRequest(
+    'https://x/',
+    { tlsClientAuth: { certPresented: '0', certVerified: 'NONE' } },
+    { 'X-Cert': `:${leaf}:` },
+  );
   assert.equal(cloudflareTransport(req).transport.peerCertificates, undefined);
   const { request, transport } = cloudflareTransport(req, undefined, 'X-Cert');
   assert.equal(transport.peerCertificates!.length, 1);

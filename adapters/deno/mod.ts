@@ -27,7 +27,14 @@ interface DenoHttpServer {
 }
 interface DenoNamespace {
   serve(
-    options: { port?: number; hostname?: string; cert?: string; key?: string; signal?: AbortSignal; onListen?: (addr: { hostname: string; port: number }) => void },
+    options: {
+      port?: number;
+      hostname?: string;
+      cert?: string;
+      key?: string;
+      signal?: AbortSignal;
+      onListen?: (addr: { hostname: string; port: number }) => void;
+    },
     handler: (request: Request, info: DenoServeInfo) => Response | Promise<Response>,
   ): DenoHttpServer;
 }
@@ -57,7 +64,12 @@ export interface DenoServing {
 export const denoFileSystem: FileSystem = new NodeFileSystem();
 
 /** The request and what the connection tells us, as the chain takes them. */
-export function denoTransport(request: Request, info: DenoServeInfo, tls: boolean, clientCertHeader?: string): { request: Request; transport: Transport } {
+export function denoTransport(
+  request: Request,
+  info: DenoServeInfo,
+  tls: boolean,
+  clientCertHeader?: string,
+): { request: Request; transport: Transport } {
   const transport: Transport = { remoteAddress: info.remoteAddr.hostname, remotePort: info.remoteAddr.port };
   if (clientCertHeader) {
     const taken = takeForwardedClientCertificates(request, clientCertHeader);
@@ -136,7 +148,11 @@ interface DenoListenOptions {
 /** Builds the server (rejecting on bad flags), then runs it on Deno.serve until `signal` aborts. */
 export async function serve(options: DenoServeOptions = {}): Promise<DenoServing> {
   const { built, listen } = await buildProcessServer(options, denoFileSystem);
-  const listener = new DenoServingListener({ ...listen, clientCertHeader: options.clientCertHeader, onListen: options.onListen ?? (() => {}) });
+  const listener = new DenoServingListener({
+    ...listen,
+    clientCertHeader: options.clientCertHeader,
+    onListen: options.onListen ?? (() => {}),
+  });
   const { finished, shutdown } = await runUntilListening(built, listener, options.signal);
   return { server: built.server, built, addr: listener.addr!, finished, shutdown };
 }

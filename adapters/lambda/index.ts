@@ -14,7 +14,13 @@ import { Hono } from 'hono';
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { pemCertificatesToDER, takeForwardedClientCertificates } from '../../src/endpoints/request/client-cert.ts';
-import { CLIENT_CERT_HEADER_VAR, EdgeServer, mergeSettings, settingsFromEnv, type EdgeSettings } from '../../src/app/edge.ts';
+import {
+  CLIENT_CERT_HEADER_VAR,
+  EdgeServer,
+  mergeSettings,
+  settingsFromEnv,
+  type EdgeSettings,
+} from '../../src/app/edge.ts';
 import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
 
@@ -45,7 +51,10 @@ export function lambdaTransport(event: LambdaEvent): Transport {
     transport.protocol = protocolName(rc.protocol);
   } else if (rc.elb) {
     // ALB appends the client's address to X-Forwarded-For: the last entry is the one it saw.
-    const headers = (event as { headers?: Record<string, string | undefined>; multiValueHeaders?: Record<string, string[] | undefined> });
+    const headers = event as {
+      headers?: Record<string, string | undefined>;
+      multiValueHeaders?: Record<string, string[] | undefined>;
+    };
     const xff = headers.headers?.['x-forwarded-for'] ?? headers.multiValueHeaders?.['x-forwarded-for']?.join(',');
     const last = xff?.split(',').pop()?.trim();
     if (last) transport.remoteAddress = last;
@@ -77,7 +86,9 @@ export interface LambdaSettings extends EdgeSettings {
 export function createHandler(settings: LambdaSettings = {}): LambdaHandler {
   const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
   const header = settings.clientCertHeader ?? (env[CLIENT_CERT_HEADER_VAR] || undefined);
-  const server = new EdgeServer(() => mergeSettings({ ...settings, fileSystem: settings.fileSystem ?? lambdaFileSystem }, settingsFromEnv(env)));
+  const server = new EdgeServer(() =>
+    mergeSettings({ ...settings, fileSystem: settings.fileSystem ?? lambdaFileSystem }, settingsFromEnv(env)),
+  );
   const app = new Hono<{ Bindings: { event: LambdaEvent; lambdaContext?: LambdaContext } }>();
   app.all('*', (c) => {
     const transport = lambdaTransport(c.env.event);

@@ -20,18 +20,34 @@ function logger(): Logger & { lines: string[] } {
 }
 
 const t = Date.UTC(2026, 6, 23) * 1000;
-const ev = (id: string): AuditEvent => ({ level: 'Metadata', auditID: id, stage: 'ResponseComplete', requestURI: '/api', verb: 'get', user: {}, requestReceivedTimestamp: t, stageTimestamp: t });
+const ev = (id: string): AuditEvent => ({
+  level: 'Metadata',
+  auditID: id,
+  stage: 'ResponseComplete',
+  requestURI: '/api',
+  verb: 'get',
+  user: {},
+  requestReceivedTimestamp: t,
+  stageTimestamp: t,
+});
 
 test('audit log file: JSON lines appended, directory and file created 0700/0600', async () => {
   const dir = await tmpdir();
   const file = path.join(dir, 'sub', 'audit.log');
   const w = await openAuditLogFile(file, { maxSize: 100, maxAge: 0, maxBackups: 0, compress: false });
   const b = new LogBackend(w, 'json', logger(), new AuditMetrics());
-  const results = await Promise.all([b.processEvents([ev('a')]), b.processEvents([ev('b')]), b.processEvents([ev('c')])]);
+  const results = await Promise.all([
+    b.processEvents([ev('a')]),
+    b.processEvents([ev('b')]),
+    b.processEvents([ev('c')]),
+  ]);
   assert.deepEqual(results, [true, true, true]);
   await b.shutdown();
   const lines = (await fsp.readFile(file, 'utf8')).split('\n');
-  assert.deepEqual(lines.map((l) => (l ? JSON.parse(l).auditID : '')), ['a', 'b', 'c', '']);
+  assert.deepEqual(
+    lines.map((l) => (l ? JSON.parse(l).auditID : '')),
+    ['a', 'b', 'c', ''],
+  );
   assert.equal((await fsp.stat(path.dirname(file))).mode & 0o777, 0o700);
   assert.equal((await fsp.stat(file)).mode & 0o777, 0o600);
   await fsp.rm(dir, { recursive: true });
@@ -70,30 +86,43 @@ test('audit log file: an existing file over the limit is rotated on open; maxsiz
   for (let i = 0; i < 20; i++) await w0.write('q'.repeat(200) + '\n');
   await w0.close();
   assert.equal((await fsp.readdir(dir)).length, 2);
-  await assert.rejects(new AuditLogFile(file, { maxSize: 1 / 1024, maxAge: 0, maxBackups: 0, compress: false }).write('w'.repeat(2000)), {
-    message: 'write length 2000 exceeds maximum file size 1024',
-  });
+  await assert.rejects(
+    new AuditLogFile(file, { maxSize: 1 / 1024, maxAge: 0, maxBackups: 0, compress: false }).write('w'.repeat(2000)),
+    {
+      message: 'write length 2000 exceeds maximum file size 1024',
+    },
+  );
   await fsp.rm(dir, { recursive: true });
 });
 
-test('audit log file: a full disk (/dev/full) fails the write; the backend counts and logs the event', { skip: !existsSync('/dev/full') && 'no /dev/full here' }, async () => {
-  const w = await openAuditLogFile('/dev/full', { maxSize: 0, maxAge: 0, maxBackups: 0, compress: false });
-  const log = logger();
-  const metrics = new AuditMetrics();
-  const b = new LogBackend(w, 'json', log, metrics);
-  assert.equal(await b.processEvents([ev('lost')]), false);
-  assert.equal(metrics.errorTotal.get('log'), 1);
-  assert.match(log.lines[0]!, /^Error in audit plugin 'log' affecting 1 audit events: write \/dev\/full: no space left on device\nImpacted events:\n.*id="lost"/);
-  await w.close?.();
-});
+test(
+  'audit log file: a full disk (/dev/full) fails the write; the backend counts and logs the event',
+  { skip: !existsSync('/dev/full') && 'no /dev/full here' },
+  async () => {
+    const w = await openAuditLogFile('/dev/full', { maxSize: 0, maxAge: 0, maxBackups: 0, compress: false });
+    const log = logger();
+    const metrics = new AuditMetrics();
+    const b = new LogBackend(w, 'json', log, metrics);
+    assert.equal(await b.processEvents([ev('lost')]), false);
+    assert.equal(metrics.errorTotal.get('log'), 1);
+    assert.match(
+      log.lines[0]!,
+      /^Error in audit plugin 'log' affecting 1 audit events: write \/dev\/full: no space left on device\nImpacted events:\n.*id="lost"/,
+    );
+    await w.close?.();
+  },
+);
 
 test('audit log file: ensureLogFile errors name the path', async () => {
   const dir = await tmpdir();
   const blocker = path.join(dir, 'file');
   await fsp.writeFile(blocker, '');
-  await assert.rejects(openAuditLogFile(path.join(blocker, 'audit.log'), { maxSize: 1, maxAge: 0, maxBackups: 0, compress: false }), {
-    message: `ensureLogFile: mkdir ${blocker}: not a directory`,
-  });
+  await assert.rejects(
+    openAuditLogFile(path.join(blocker, 'audit.log'), { maxSize: 1, maxAge: 0, maxBackups: 0, compress: false }),
+    {
+      message: `ensureLogFile: mkdir ${blocker}: not a directory`,
+    },
+  );
   await fsp.rm(dir, { recursive: true });
 });
 

@@ -70,7 +70,8 @@ export class AuditLogFile implements AuditWriter {
       await fsp.mkdir(path.dirname(this.filename), { recursive: true, mode: 0o700 });
     } catch (err) {
       // Go's MkdirAll reports an existing non-directory as ENOTDIR.
-      const e = (err as NodeJS.ErrnoException).code === 'EEXIST' ? Object.assign(new Error(), { code: 'ENOTDIR' }) : err;
+      const e =
+        (err as NodeJS.ErrnoException).code === 'EEXIST' ? Object.assign(new Error(), { code: 'ENOTDIR' }) : err;
       throw new Error(`ensureLogFile: ${goPathError('mkdir', path.dirname(this.filename), e).message}`);
     }
     try {

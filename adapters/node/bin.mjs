@@ -26,12 +26,17 @@ if (here.includes('/node_modules/') && existsSync(built)) {
 } else {
   const bundled = [`${here}../../node_modules/.bin/node`, `${here}../../../.bin/node`].find((p) => existsSync(p));
   if (!bundled) {
-    console.error(`Error: edge-apiserver needs Node >= 22.18 (found ${process.version}); run \`npm ci\` or put a newer node on PATH`);
+    console.error(
+      `Error: edge-apiserver needs Node >= 22.18 (found ${process.version}); run \`npm ci\` or put a newer node on PATH`,
+    );
     process.exit(1);
   }
   // Its own process group: a terminal's Ctrl-C reaches only this process, which forwards it
   // once (two deliveries would count as the "second signal" that exits at once).
-  const child = spawn(bundled, ['--max-semi-space-size=32', cli, ...process.argv.slice(2)], { stdio: 'inherit', detached: true });
+  const child = spawn(bundled, ['--max-semi-space-size=32', cli, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    detached: true,
+  });
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
 }

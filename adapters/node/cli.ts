@@ -9,7 +9,12 @@ import { buildServerFromFlags, type BuiltServer } from '../../src/app/build.ts';
 import { registerNodeProcessMetrics } from './process-metrics.ts';
 import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
 import { ServerOptions } from '../../src/server/options/options.ts';
-import { DynamicFileCAContent, StaticCAContent, UnionCAContent, type CAContentProvider } from '../../src/server/dynamiccertificates/content.ts';
+import {
+  DynamicFileCAContent,
+  StaticCAContent,
+  UnionCAContent,
+  type CAContentProvider,
+} from '../../src/server/dynamiccertificates/content.ts';
 import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeFileSystem } from './fs.ts';
@@ -87,7 +92,11 @@ interface StartContext {
   stop: AbortController;
 }
 
-async function start(argv: readonly string[], opts: MainOptions, { logger, stdout, stderr, stop }: StartContext): Promise<number> {
+async function start(
+  argv: readonly string[],
+  opts: MainOptions,
+  { logger, stdout, stderr, stop }: StartContext,
+): Promise<number> {
   const started = performance.now();
 
   let built: BuiltServer;
@@ -133,7 +142,9 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
       .filter((v): v is string => typeof v === 'string' && v !== '');
     if (caFiles.length) {
       const fs = new NodeFileSystem();
-      clientCA = new UnionCAContent(await Promise.all(caFiles.map((f) => DynamicFileCAContent.create('client-ca-bundle', f, fs, { logger }))));
+      clientCA = new UnionCAContent(
+        await Promise.all(caFiles.map((f) => DynamicFileCAContent.create('client-ca-bundle', f, fs, { logger }))),
+      );
     } else {
       const auth = config.authentication;
       const caBundle = [auth.clientCA, auth.requestHeaderClientCA].filter(Boolean).join('\n');
@@ -152,7 +163,11 @@ async function start(argv: readonly string[], opts: MainOptions, { logger, stdou
   }
 
   void config.lifecycleSignals.HasBeenReady.signaled.then(() => {
-    logger.info('Server became ready', { startupSeconds: Number(((performance.now() - started) / 1000).toFixed(3)) }, 2);
+    logger.info(
+      'Server became ready',
+      { startupSeconds: Number(((performance.now() - started) / 1000).toFixed(3)) },
+      2,
+    );
   });
 
   try {

@@ -8,7 +8,11 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
 function harness(turnTarget = 2, cost = 0) {
   let clock = 0;
   const errors: unknown[] = [];
-  const d = new FairDispatcher(turnTarget, () => clock, (err) => errors.push(err));
+  const d = new FairDispatcher(
+    turnTarget,
+    () => clock,
+    (err) => errors.push(err),
+  );
   const started: string[] = [];
   const request = (connection: object, name: string, alive = () => true): PendingRequest => ({
     connection,
@@ -98,10 +102,19 @@ test('a waiting request whose start throws does not stop the others; the error i
   const { d, started, request, errors } = harness();
   const c = {};
   for (let i = 0; i < 40; i++) d.dispatch(request(c, `c${i}`));
-  d.dispatch({ connection: c, alive: () => true, start: () => { throw new Error('boom'); } });
+  d.dispatch({
+    connection: c,
+    alive: () => true,
+    start: () => {
+      throw new Error('boom');
+    },
+  });
   d.dispatch(request(c, 'after'));
   await settle(d);
   assert.equal(started.length, 41);
   assert.equal(started.at(-1), 'after');
-  assert.deepEqual(errors.map((e) => (e as Error).message), ['boom']);
+  assert.deepEqual(
+    errors.map((e) => (e as Error).message),
+    ['boom'],
+  );
 });

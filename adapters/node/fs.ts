@@ -19,7 +19,10 @@ export class NodeFileSystem implements FileSystem {
 
   async readDir(path: string): Promise<string[] | undefined> {
     try {
-      return (await readdir(path, { withFileTypes: true })).filter((d) => d.isFile() || d.isSymbolicLink()).map((d) => d.name).sort();
+      return (await readdir(path, { withFileTypes: true }))
+        .filter((d) => d.isFile() || d.isSymbolicLink())
+        .map((d) => d.name)
+        .sort();
     } catch {
       return undefined;
     }

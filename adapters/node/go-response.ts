@@ -48,9 +48,11 @@ export function goResponseHead(head: string, http10 = false): string {
   let eol = head.indexOf('\r\n');
   let status = head.slice(0, eol);
   const sp = status.indexOf(' ');
-  const code = (status.charCodeAt(sp + 1) - 48) * 100 + (status.charCodeAt(sp + 2) - 48) * 10 + (status.charCodeAt(sp + 3) - 48);
+  const code =
+    (status.charCodeAt(sp + 1) - 48) * 100 + (status.charCodeAt(sp + 2) - 48) * 10 + (status.charCodeAt(sp + 3) - 48);
   const text = goStatusText[code];
-  if (text !== undefined || http10) status = `${http10 ? 'HTTP/1.0' : status.slice(0, sp)} ${code} ${text ?? status.slice(sp + 5)}`;
+  if (text !== undefined || http10)
+    status = `${http10 ? 'HTTP/1.0' : status.slice(0, sp)} ${code} ${text ?? status.slice(sp + 5)}`;
   // Handler headers as [canonical name, "Name: value\r\n"]; the server's own kept apart.
   const names: string[] = [];
   const lines: string[] = [];
@@ -135,7 +137,11 @@ const storeHeader = (ServerResponse.prototype as unknown as NodeOutgoingInternal
  */
 export class GoServerResponse extends ServerResponse {}
 
-(GoServerResponse.prototype as unknown as NodeOutgoingInternals)._storeHeader = function (this: NodeOutgoingInternals, firstLine, headers) {
+(GoServerResponse.prototype as unknown as NodeOutgoingInternals)._storeHeader = function (
+  this: NodeOutgoingInternals,
+  firstLine,
+  headers,
+) {
   storeHeader.call(this, firstLine, headers);
   // An `Expect: 100-continue` head may already be on its way.
   if (this._header && !this._headerSent) this._header = goResponseHead(this._header, this.req?.httpVersionMinor === 0);

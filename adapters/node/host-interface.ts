@@ -31,7 +31,8 @@ export function defaultRoutes(read: (path: string) => string = (p) => readFileSy
     // dest destlen src srclen nexthop metric refcnt use flags iface
     for (const line of read('/proc/net/ipv6_route').split('\n')) {
       const f = line.trim().split(/\s+/);
-      if (f.length >= 10 && /^0{32}$/.test(f[0]!) && f[1] === '00' && f[9] !== 'lo') routes.push({ iface: f[9]!, family: 'IPv6' });
+      if (f.length >= 10 && /^0{32}$/.test(f[0]!) && f[1] === '00' && f[9] !== 'lo')
+        routes.push({ iface: f[9]!, family: 'IPv6' });
     }
   } catch {
     // No IPv6.
@@ -59,7 +60,10 @@ function ipOf(ifaces: Interfaces, name: string, family: Family): string | undefi
 }
 
 /** ChooseHostInterface: the IP, or throws upstream's error text. */
-export function chooseHostInterface(ifaces: Interfaces = os.networkInterfaces(), routes: Route[] | null = defaultRoutes()): string {
+export function chooseHostInterface(
+  ifaces: Interfaces = os.networkInterfaces(),
+  routes: Route[] | null = defaultRoutes(),
+): string {
   if (routes === null || routes.length === 0) {
     // chooseIPFromHostInterfaces: every interface, IPv4 first.
     for (const family of ['IPv4', 'IPv6'] as const) {

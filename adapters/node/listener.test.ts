@@ -74,20 +74,31 @@ function handshake(p: number, opts: tls.ConnectionOptions = {}): Promise<tls.TLS
   });
 }
 
-function h1Get(p: number, path: string, headers: Record<string, string> = {}, extra: https.RequestOptions = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function h1Get(
+  p: number,
+  path: string,
+  headers: Record<string, string> = {},
+  extra: https.RequestOptions = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: p, path, headers, rejectUnauthorized: false, agent: false, ...extra }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
-    });
+    const req = https.request(
+      { host: '127.0.0.1', port: p, path, headers, rejectUnauthorized: false, agent: false, ...extra },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
-function h2Get(session: http2.ClientHttp2Session, path: string): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders }> {
+function h2Get(
+  session: http2.ClientHttp2Session,
+  path: string,
+): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = session.request({ ':path': path });
     let headers: http2.IncomingHttpHeaders = {};
@@ -129,7 +140,10 @@ test('h2 and http/1.1 are negotiated by ALPN on one port; the transport carries 
 });
 
 test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, header list size as Go computes it', async () => {
-  for (const [streams, want] of [[0, 100], [1000, 1000]] as const) {
+  for (const [streams, want] of [
+    [0, 100],
+    [1000, 1000],
+  ] as const) {
     const l = await start({ http2MaxStreamsPerConnection: streams });
     try {
       const s = h2Connect(port(l));
@@ -178,7 +192,9 @@ test('--disable-http2-serving negotiates http/1.1 only', async () => {
 test('TLS 1.1 is refused by default, TLS 1.2 accepted; --tls-min-version VersionTLS13 refuses 1.2', async () => {
   const l = await start();
   try {
-    await assert.rejects(handshake(port(l), { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' }));
+    await assert.rejects(
+      handshake(port(l), { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' }),
+    );
     const s = await handshake(port(l), { maxVersion: 'TLSv1.2' });
     assert.equal(s.getProtocol(), 'TLSv1.2');
     s.end();
@@ -237,7 +253,10 @@ test('without SNI, a certificate named by the local IP is served (--tls-sni-cert
   const ipc = await generateSelfSignedCertKey({ host: 'by-ip.example.com' });
   writeFileSync(join(dir, 'ip.crt'), ipc.cert);
   writeFileSync(join(dir, 'ip.key'), ipc.key);
-  const l = await start({ ...generated, sniCertKeys: [{ certFile: join(dir, 'ip.crt'), keyFile: join(dir, 'ip.key'), names: ['127.0.0.1'] }] });
+  const l = await start({
+    ...generated,
+    sniCertKeys: [{ certFile: join(dir, 'ip.crt'), keyFile: join(dir, 'ip.key'), names: ['127.0.0.1'] }],
+  });
   try {
     const noSNI = await handshake(port(l));
     assert.match(String(noSNI.getPeerCertificate().subject.CN), /^by-ip\.example\.com@/);
@@ -253,7 +272,7 @@ test('without SNI, a certificate named by the local IP is served (--tls-sni-cert
   }
 });
 
-test('a plaintext HTTP request on the TLS port gets Go\'s 400 reply', async () => {
+test("a plaintext HTTP request on the TLS port gets Go's 400 reply", async () => {
   const l = await start();
   try {
     const c = net.connect(port(l), '127.0.0.1');
@@ -275,7 +294,10 @@ async function clientCertAndCA(): Promise<{ caPEM: string; cert: string; key: st
     name: 'CN=client-ca',
     keys: caKeys,
     signingAlgorithm: alg,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+    ],
   });
   const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
@@ -286,17 +308,24 @@ async function clientCertAndCA(): Promise<{ caPEM: string; cert: string; key: st
     signingAlgorithm: alg,
     extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])],
   });
-  const key = encodePEM('PRIVATE KEY', new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer));
+  const key = encodePEM(
+    'PRIVATE KEY',
+    new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer),
+  );
   return { caPEM: ca.toString('pem'), cert: cert.toString('pem'), key };
 }
 
 test('client CA: certificates are requested, not required; the chain reaches the handler as DER', async () => {
   const c = await clientCertAndCA();
   let seen: Uint8Array[] = [];
-  const l = await start({}, async (_r, t) => {
-    seen = t!.peerCertificates!;
-    return new Response('ok');
-  }, { clientCA: new StaticCAContent('client-ca', c.caPEM) });
+  const l = await start(
+    {},
+    async (_r, t) => {
+      seen = t!.peerCertificates!;
+      return new Response('ok');
+    },
+    { clientCA: new StaticCAContent('client-ca', c.caPEM) },
+  );
   try {
     assert.equal((await h1Get(port(l), '/')).status, 200);
     assert.equal(seen.length, 0);
@@ -326,7 +355,10 @@ test('request headers: 1 MiB allowed on HTTP/1.1, beyond → 431', async () => {
   const l = await start();
   try {
     assert.equal((await h1Get(port(l), '/', { 'x-big': 'a'.repeat(512 * 1024) })).status, 200);
-    const big = await rawH1(port(l), `GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${'a'.repeat(1100 * 1024)}\r\n\r\n`);
+    const big = await rawH1(
+      port(l),
+      `GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${'a'.repeat(1100 * 1024)}\r\n\r\n`,
+    );
     assert.match(big, /^HTTP\/1\.1 431 /);
   } finally {
     await l.shutdown(1000);
@@ -376,7 +408,11 @@ test('cert/key reload: a new pair is served to new handshakes; a half-written pa
   const sniKey = join(dir, 'reload-sni.key');
   writeFileSync(sniCrt, b.cert);
   writeFileSync(sniKey, b.key);
-  const l = await start({ certFile: crt, keyFile: key, sniCertKeys: [{ certFile: sniCrt, keyFile: sniKey, names: ['sni.example.com'] }] });
+  const l = await start({
+    certFile: crt,
+    keyFile: key,
+    sniCertKeys: [{ certFile: sniCrt, keyFile: sniKey, names: ['sni.example.com'] }],
+  });
   const cn = async (servername?: string) => {
     const s = await handshake(port(l), servername ? { servername } : {});
     const name = s.getPeerCertificate().subject.CN;
@@ -424,7 +460,14 @@ test('HTTP/2: hop-by-hop headers are stripped, raw ReadableStream bodies stream;
         await new Promise((r) => setTimeout(r, 10));
       },
     });
-    return new Response(body, { headers: { 'transfer-encoding': 'chunked', connection: 'keep-alive', 'keep-alive': 'timeout=5', 'content-type': 'application/json' } });
+    return new Response(body, {
+      headers: {
+        'transfer-encoding': 'chunked',
+        connection: 'keep-alive',
+        'keep-alive': 'timeout=5',
+        'content-type': 'application/json',
+      },
+    });
   });
   try {
     const s = h2Connect(port(l));
@@ -473,11 +516,15 @@ test('Transport.goaway() (probabilistic GOAWAY): the response still completes, t
 });
 
 test('idle timeout: an HTTP/2 session without streams is closed; an active stream keeps it open; idle HTTP/1.1 closes', async () => {
-  const l = await start({}, async (request) => {
-    const ms = Number(new URL(request.url).searchParams.get('ms') ?? 0);
-    await new Promise((r) => setTimeout(r, ms));
-    return new Response('ok');
-  }, { idleTimeout: 300 });
+  const l = await start(
+    {},
+    async (request) => {
+      const ms = Number(new URL(request.url).searchParams.get('ms') ?? 0);
+      await new Promise((r) => setTimeout(r, ms));
+      return new Response('ok');
+    },
+    { idleTimeout: 300 },
+  );
   try {
     const s = h2Connect(port(l));
     const closed = new Promise<number>((resolve) => s.once('close', () => resolve(performance.now())));
@@ -548,11 +595,15 @@ test('lightResponseHeader answers as response.headers.get, without materialising
   ];
   for (const [res, name] of cases) {
     const fresh = (): Response => res.clone();
-    assert.equal(lightResponseHeader(res, name), fresh().headers.get(name), `${name} of ${JSON.stringify([...res.headers])}`);
+    assert.equal(
+      lightResponseHeader(res, name),
+      fresh().headers.get(name),
+      `${name} of ${JSON.stringify([...res.headers])}`,
+    );
   }
 });
 
-test('fair dispatch: a burst of streams on one HTTP/2 connection does not hold up another connection\'s request', async () => {
+test("fair dispatch: a burst of streams on one HTTP/2 connection does not hold up another connection's request", async () => {
   const order: string[] = [];
   // 1 ms of synchronous work per request: the burst alone keeps the event loop busy ~300 ms.
   const l = await start({ http2MaxStreamsPerConnection: 400 }, async (request) => {
@@ -597,9 +648,27 @@ test('HTTP/2: a response ends with its last DATA frame (END_STREAM), without an 
     };
     // HPACK: literal header fields without indexing, new names, no Huffman coding.
     const hpack = (fields: [string, string][]) =>
-      Buffer.concat(fields.flatMap(([n, v]) => [Buffer.from([0, n.length]), Buffer.from(n), Buffer.from([v.length]), Buffer.from(v)]));
-    const headers = hpack([[':method', 'GET'], [':scheme', 'https'], [':path', '/x'], [':authority', '127.0.0.1']]);
-    sock.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0)), frame(1, 0x4 | 0x1, 1, headers)]));
+      Buffer.concat(
+        fields.flatMap(([n, v]) => [
+          Buffer.from([0, n.length]),
+          Buffer.from(n),
+          Buffer.from([v.length]),
+          Buffer.from(v),
+        ]),
+      );
+    const headers = hpack([
+      [':method', 'GET'],
+      [':scheme', 'https'],
+      [':path', '/x'],
+      [':authority', '127.0.0.1'],
+    ]);
+    sock.write(
+      Buffer.concat([
+        Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+        frame(4, 0, 0, Buffer.alloc(0)),
+        frame(1, 0x4 | 0x1, 1, headers),
+      ]),
+    );
     // Frames of stream 1 until END_STREAM.
     const frames: { type: number; flags: number; length: number }[] = [];
     let buf = Buffer.alloc(0);

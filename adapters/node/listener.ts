@@ -11,8 +11,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { ServingListener } from '../../src/server/genericapiserver.ts';
 import type { SecureServingInfo } from '../../src/server/options/serving.ts';
-import type { CAContentProvider, CertKeyContent, CertKeyContentProvider } from '../../src/server/dynamiccertificates/content.ts';
-import { buildNameToCertificate, selectByLocalAddress, selectByServerName } from '../../src/server/dynamiccertificates/sni.ts';
+import type {
+  CAContentProvider,
+  CertKeyContent,
+  CertKeyContentProvider,
+} from '../../src/server/dynamiccertificates/content.ts';
+import {
+  buildNameToCertificate,
+  selectByLocalAddress,
+  selectByServerName,
+} from '../../src/server/dynamiccertificates/sni.ts';
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
@@ -48,7 +56,11 @@ const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'trans
  * write must complete first). Nothing here sends trailers: without the request, the last DATA
  * frame carries END_STREAM, as in Go.
  */
-function respondWithoutTrailers(this: http2.ServerHttp2Stream, headers?: http2.OutgoingHttpHeaders, options?: http2.ServerStreamResponseOptions): void {
+function respondWithoutTrailers(
+  this: http2.ServerHttp2Stream,
+  headers?: http2.OutgoingHttpHeaders,
+  options?: http2.ServerStreamResponseOptions,
+): void {
   h2StreamRespond.call(this, headers, { ...options, waitForTrailers: false });
 }
 /** ServerHttp2Stream.prototype.respond (the class is not exported): taken from the first stream. */
@@ -113,7 +125,8 @@ export class NodeServingListener implements ServingListener {
     const base: tls.SecureContextOptions = { minVersion: info.minTLSVersion };
     let ciphers = info.openSSLCipherSuites.length ? info.openSSLCipherSuites.join(':') : undefined;
     // OpenSSL 3 refuses TLS < 1.2 at the default security level.
-    if (info.minTLSVersion === 'TLSv1' || info.minTLSVersion === 'TLSv1.1') ciphers = `${ciphers ?? tls.DEFAULT_CIPHERS}:@SECLEVEL=0`;
+    if (info.minTLSVersion === 'TLSv1' || info.minTLSVersion === 'TLSv1.1')
+      ciphers = `${ciphers ?? tls.DEFAULT_CIPHERS}:@SECLEVEL=0`;
     if (ciphers) base.ciphers = ciphers;
     const ca = this.clientCA?.currentCABundleContent();
     if (ca) base.ca = ca;
@@ -146,7 +159,11 @@ export class NodeServingListener implements ServingListener {
       const defaultProvider = this.info.cert ?? this.info.sniCerts[0]!;
       const defaultContext = ctxOf(defaultProvider);
       const byName = buildNameToCertificate(
-        this.info.sniCerts.map((p) => ({ explicitNames: p.sniNames(), leaf: p.currentCertKeyContent().parsed.leaf, value: ctxOf(p) })),
+        this.info.sniCerts.map((p) => ({
+          explicitNames: p.sniNames(),
+          leaf: p.currentCertKeyContent().parsed.leaf,
+          value: ctxOf(p),
+        })),
       );
       for (const [k, v] of this.contextCache) if (!used.has(v)) this.contextCache.delete(k);
       const defaultChanged = this.defaultContext !== undefined && this.defaultContext !== defaultContext;
@@ -155,7 +172,9 @@ export class NodeServingListener implements ServingListener {
       if (defaultChanged) this.server.setSecureContext(this.serverTLSOptions());
     } catch (err) {
       if (initial) throw new Error(`error configuring TLS: ${(err as Error).message}`);
-      this.logger.error('Failed to rebuild the TLS configuration, keeping the previous one', { err: (err as Error).message });
+      this.logger.error('Failed to rebuild the TLS configuration, keeping the previous one', {
+        err: (err as Error).message,
+      });
     }
   }
 
@@ -181,13 +200,17 @@ export class NodeServingListener implements ServingListener {
     const dispatcher = this.dispatcher;
     let streamsDispatched = false;
     // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
-    const listener = (incoming: IncomingMessage | http2.Http2ServerRequest, outgoing: ServerResponse | http2.Http2ServerResponse) => {
+    const listener = (
+      incoming: IncomingMessage | http2.Http2ServerRequest,
+      outgoing: ServerResponse | http2.Http2ServerResponse,
+    ) => {
       const h2 = isHTTP2(incoming);
       if (!h2) {
         const refused = refuseHTTP1(incoming);
         if (refused) return void incoming.socket.end(refused);
       }
-      if (streamsDispatched && h2) return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
+      if (streamsDispatched && h2)
+        return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
       if (stream) {
         return dispatcher.dispatch({
@@ -270,7 +293,11 @@ export class NodeServingListener implements ServingListener {
       this.opts.onTLSHandshakeError?.();
       // Upstream logs these at V(5) only (secure_serving.go).
       if (this.logger.enabled(5)) {
-        this.logger.info(`http: TLS handshake error from ${hostPort(socket.remoteAddress, socket.remotePort)}: ${err.message}`, undefined, 5);
+        this.logger.info(
+          `http: TLS handshake error from ${hostPort(socket.remoteAddress, socket.remotePort)}: ${err.message}`,
+          undefined,
+          5,
+        );
       }
     });
     this.trackNewConnections(server);
@@ -360,19 +387,27 @@ export class NodeServingListener implements ServingListener {
    * compatibility listener: their requests are dispatched as HTTP/1.1's are.
    */
   private dispatchStreams(server: http2.Http2SecureServer): boolean {
-    type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+    type StreamListener = (
+      stream: http2.ServerHttp2Stream,
+      headers: http2.IncomingHttpHeaders,
+      flags: number,
+      rawHeaders: string[],
+    ) => void;
     const compat = (server.listeners('stream') as StreamListener[]).find((f) => f.name === 'bound onServerStream');
     if (!compat) return false;
     server.removeListener('stream', compat);
-    server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
-      h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
-      stream.respond = respondWithoutTrailers;
-      this.dispatcher.dispatch({
-        connection: stream.session!,
-        alive: () => !stream.destroyed,
-        start: () => compat.call(server, stream, headers, flags, rawHeaders),
-      });
-    });
+    server.on(
+      'stream',
+      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+        h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
+        stream.respond = respondWithoutTrailers;
+        this.dispatcher.dispatch({
+          connection: stream.session!,
+          alive: () => !stream.destroyed,
+          start: () => compat.call(server, stream, headers, flags, rawHeaders),
+        });
+      },
+    );
     return true;
   }
 
@@ -439,7 +474,9 @@ export class NodeServingListener implements ServingListener {
       // As a rejection, the way an async handler failed (@hono/node-server treats the two differently).
       return Promise.reject(err);
     }
-    return out instanceof Promise ? out.then((response) => this.answered(response, h2, outgoing, session)) : this.answered(out, h2, outgoing, session);
+    return out instanceof Promise
+      ? out.then((response) => this.answered(response, h2, outgoing, session))
+      : this.answered(out, h2, outgoing, session);
   }
 
   private answered(
@@ -470,10 +507,13 @@ export class NodeServingListener implements ServingListener {
       try {
         await new Promise<void>((resolve, reject) => {
           this.server.once('error', reject);
-          this.server.listen({ host, port, ipv6Only: info.bindNetwork === 'tcp6', reusePort: info.permitPortSharing || undefined }, () => {
-            this.server.off('error', reject);
-            resolve();
-          });
+          this.server.listen(
+            { host, port, ipv6Only: info.bindNetwork === 'tcp6', reusePort: info.permitPortSharing || undefined },
+            () => {
+              this.server.off('error', reject);
+              resolve();
+            },
+          );
         });
         // Accept errors (EMFILE …) are logged; Go's accept loop backs off and retries.
         this.server.on('error', (err) => this.logger.error('Accept error', { err: err.message }));
@@ -592,7 +632,8 @@ class NodeTransport implements Transport {
     if (!this.session) return this.raw;
     // HTTP/2 pseudo-headers (:method, :path …) are not header lines.
     const out: string[] = [];
-    for (let i = 0; i < this.raw.length; i += 2) if (!this.raw[i]!.startsWith(':')) out.push(this.raw[i]!, this.raw[i + 1]!);
+    for (let i = 0; i < this.raw.length; i += 2)
+      if (!this.raw[i]!.startsWith(':')) out.push(this.raw[i]!, this.raw[i + 1]!);
     return out;
   }
   get remoteAddress(): string | undefined {
@@ -637,7 +678,8 @@ function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming
 // `<code> <text>: <detail>`, the rest as the public `400 Bad Request`, each with errorHeaders and
 // the status line repeated as the body, then the connection is closed.
 const errorHeaders = '\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n';
-const statusError = (status: string, detail: string) => `HTTP/1.1 ${status}: ${detail}${errorHeaders}${status}: ${detail}`;
+const statusError = (status: string, detail: string) =>
+  `HTTP/1.1 ${status}: ${detail}${errorHeaders}${status}: ${detail}`;
 const publicError = (status: string) => `HTTP/1.1 ${status}${errorHeaders}${status}`;
 const unsupportedVersion = statusError('505 HTTP Version Not Supported', 'unsupported protocol version');
 const badRequest = publicError('400 Bad Request');
@@ -654,7 +696,8 @@ function refuseHTTP1(incoming: IncomingMessage): string | undefined {
   let hosts = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
   if (hosts > 1) return statusError('400 Bad Request', 'too many Host headers');
-  if (hosts === 0 && incoming.httpVersionMinor >= 1 && incoming.method !== 'CONNECT') return statusError('400 Bad Request', 'missing required Host header');
+  if (hosts === 0 && incoming.httpVersionMinor >= 1 && incoming.method !== 'CONNECT')
+    return statusError('400 Bad Request', 'missing required Host header');
   return undefined;
 }
 
@@ -667,7 +710,8 @@ function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, sock
   // The parser may report more errors from the same read: the first answer is on its way.
   if (socket.writableEnded) return;
   const message = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (!socket.writable || message?.headersSent || err.code === 'ECONNRESET' || err.code === 'EPIPE') return void socket.destroy();
+  if (!socket.writable || message?.headersSent || err.code === 'ECONNRESET' || err.code === 'EPIPE')
+    return void socket.destroy();
   let answer = badRequest;
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
   else if (err.code === 'HPE_HEADER_OVERFLOW') answer = headersTooLarge;
@@ -704,7 +748,8 @@ function holdPipelined(socket: net.Socket): void {
 function releasePipelined(socket: net.Socket): void {
   const n = (pipelined.get(socket) ?? 1) - 1;
   pipelined.set(socket, n);
-  if (n === maxPipelined >> 1 && !socket.destroyed) (socket as unknown as { _handle?: ReadHandle })._handle?.readStart?.();
+  if (n === maxPipelined >> 1 && !socket.destroyed)
+    (socket as unknown as { _handle?: ReadHandle })._handle?.readStart?.();
 }
 
 /** A client's protocol error ends its stream or session (Node has destroyed it), nothing else. */

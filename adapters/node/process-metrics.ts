@@ -27,7 +27,9 @@ export function registerNodeProcessMetrics(metrics: APIServerMetrics): void {
   const r = metrics.registry;
   const raw = { stabilityLevel: 'RAW' as const };
   if (!r.get('process_resident_memory_bytes')) {
-    r.gaugeFunc({ name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', ...raw }, () => process.memoryUsage.rss());
+    r.gaugeFunc({ name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', ...raw }, () =>
+      process.memoryUsage.rss(),
+    );
   }
   if (!r.get('process_cpu_seconds_total')) {
     // A counter in client_golang; a function of the process here, so printed as one.

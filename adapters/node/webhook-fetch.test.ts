@@ -24,9 +24,23 @@ test('audit webhook over TLS with the kubeconfig CA (node:https), and refused wi
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/audit`;
   try {
     const t = Date.UTC(2026, 0, 1) * 1000;
-    const ev = { level: 'Metadata' as const, auditID: 'x', stage: 'ResponseComplete' as const, requestURI: '/', verb: 'get', user: {}, requestReceivedTimestamp: t, stageTimestamp: t };
+    const ev = {
+      level: 'Metadata' as const,
+      auditID: 'x',
+      stage: 'ResponseComplete' as const,
+      requestURI: '/',
+      verb: 'get',
+      user: {},
+      requestReceivedTimestamp: t,
+      stageTimestamp: t,
+    };
     const metrics = new AuditMetrics();
-    const ok = new WebhookBackend({ client: { server: url, tls: { caData: pem.cert } }, fetch: nodeWebhookFetch({ caData: pem.cert }), logger: discardLogger, metrics });
+    const ok = new WebhookBackend({
+      client: { server: url, tls: { caData: pem.cert } },
+      fetch: nodeWebhookFetch({ caData: pem.cert }),
+      logger: discardLogger,
+      metrics,
+    });
     assert.equal(await ok.processEvents([ev]), true);
     assert.match(bodies[0]!, /^\{"kind":"EventList"/);
     const untrusted = new WebhookBackend({

@@ -35,7 +35,13 @@ export function nodeWebhookFetch(tls: WebhookTLSConfig): FetchFunction {
           const status = res.statusCode ?? 500;
           const resHeaders = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') resHeaders.set(k, v);
-          resolve(new Response(nullBodyStatus.has(status) ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage, headers: resHeaders }));
+          resolve(
+            new Response(nullBodyStatus.has(status) ? null : Buffer.concat(chunks), {
+              status,
+              statusText: res.statusMessage,
+              headers: resHeaders,
+            }),
+          );
         });
       });
       req.on('error', reject);

@@ -24,7 +24,13 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const conns = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const parts = (process.env.BENCH_PARTS ?? 'bundle,first,rps').split(',');
 const runtimes = (process.env.BENCH_RUNTIMES ?? 'workerd,deno,bun').split(',') as Runtime[];
-const env = { PATH: `${BIN}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' };
+const env = {
+  PATH: `${BIN}:${process.env.PATH}`,
+  WRANGLER_SEND_METRICS: 'false',
+  CI: '1',
+  NO_COLOR: '1',
+  DENO_NO_UPDATE_CHECK: '1',
+};
 
 function kib(n: number): string {
   return `${(n / 1024).toFixed(1)} KiB`;
@@ -32,11 +38,15 @@ function kib(n: number): string {
 
 /** wrangler's bundle of a config into `out` (worker.js). */
 function bundle(out: string, config: string, minify: boolean): void {
-  const r = spawnSync(BIN + 'wrangler', ['deploy', '--dry-run', '--config', config, '--outdir', out, `--minify=${minify}`], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    BIN + 'wrangler',
+    ['deploy', '--dry-run', '--config', config, '--outdir', out, `--minify=${minify}`],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -80,7 +90,10 @@ const w :Workerd.Worker = (
   for (let i = 0; i < 200; i++) {
     try {
       await get(port);
-      return { ...proc, match: Object.assign([String(port), String(port)], { index: 0, input: '' }) as unknown as RegExpMatchArray };
+      return {
+        ...proc,
+        match: Object.assign([String(port), String(port)], { index: 0, input: '' }) as unknown as RegExpMatchArray,
+      };
     } catch {
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -109,19 +122,36 @@ function bundleSize(minify: boolean): { raw: number; gzip: number } {
 
 function get(port: number, path = '/healthz'): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', reject);
   });
 }
 
 async function startWorkerd(config: string): Promise<Spawned> {
-  return spawnUntil(BIN + 'wrangler', ['dev', '--config', config, '--ip', '127.0.0.1', '--port', '0', '--inspector-port', '0', '--show-interactive-dev-session=false'], {
-    ready: /Ready on http:\/\/127\.0\.0\.1:(\d+)/,
-    timeoutMs: 60_000,
-    env,
-  });
+  return spawnUntil(
+    BIN + 'wrangler',
+    [
+      'dev',
+      '--config',
+      config,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--inspector-port',
+      '0',
+      '--show-interactive-dev-session=false',
+    ],
+    {
+      ready: /Ready on http:\/\/127\.0\.0\.1:(\d+)/,
+      timeoutMs: 60_000,
+      env,
+    },
+  );
 }
 
 async function firstRequest(): Promise<{ ready: number; first: number; second: number }> {
@@ -141,16 +171,32 @@ type Runtime = 'workerd' | 'deno' | 'bun';
 type Mode = 'bare' | 'chain';
 
 async function start(runtime: Runtime, mode: Mode): Promise<Spawned> {
-  if (runtime === 'workerd') return startWorkerdDirect(mode === 'chain' ? 'wrangler.toml' : 'bench/edge/wrangler.bare.toml');
+  if (runtime === 'workerd')
+    return startWorkerdDirect(mode === 'chain' ? 'wrangler.toml' : 'bench/edge/wrangler.bare.toml');
   const args =
     runtime === 'deno'
-      ? ['run', '--node-modules-dir=manual', '--no-lock', '--unstable-no-legacy-abort', '--allow-net', '--allow-env', '--allow-read', 'bench/edge/serve.ts']
+      ? [
+          'run',
+          '--node-modules-dir=manual',
+          '--no-lock',
+          '--unstable-no-legacy-abort',
+          '--allow-net',
+          '--allow-env',
+          '--allow-read',
+          'bench/edge/serve.ts',
+        ]
       : ['bench/edge/serve.ts'];
-  return spawnUntil(BIN + runtime, args, { ready: /LISTENING (\d+)/, timeoutMs: 60_000, env: { ...env, BENCH_MODE: mode } });
+  return spawnUntil(BIN + runtime, args, {
+    ready: /LISTENING (\d+)/,
+    timeoutMs: 60_000,
+    env: { ...env, BENCH_MODE: mode },
+  });
 }
 
 function wrk(port: number): number {
-  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${duration}s`, `http://127.0.0.1:${port}/healthz`], { encoding: 'utf8' });
+  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${duration}s`, `http://127.0.0.1:${port}/healthz`], {
+    encoding: 'utf8',
+  });
   const m = r.stdout.match(/Requests\/sec:\s+([\d.]+)/);
   if (!m) throw new Error(`wrk failed: ${r.stdout}${r.stderr}`);
   if (/Non-2xx/.test(r.stdout)) throw new Error(`non-2xx responses:\n${r.stdout}`);
@@ -163,26 +209,28 @@ function median(xs: number[]): number {
 }
 
 if (parts.includes('bundle')) {
-const min = bundleSize(true);
-const plain = bundleSize(false);
-console.log(`Worker bundle: ${kib(plain.raw)} (gzip ${kib(plain.gzip)}); minified ${kib(min.raw)} (gzip ${kib(min.gzip)}); budget 150 KiB gzip`);
+  const min = bundleSize(true);
+  const plain = bundleSize(false);
+  console.log(
+    `Worker bundle: ${kib(plain.raw)} (gzip ${kib(plain.gzip)}); minified ${kib(min.raw)} (gzip ${kib(min.gzip)}); budget 150 KiB gzip`,
+  );
 }
 
 if (parts.includes('first')) {
-const firsts = [];
-for (let i = 0; i < 3; i++) firsts.push(await firstRequest());
-console.log(
-  `workerd (wrangler dev): spawn → ready ${median(firsts.map((f) => f.ready)).toFixed(0)} ms; ` +
-    `first request (builds the server) ${median(firsts.map((f) => f.first)).toFixed(1)} ms; second ${median(firsts.map((f) => f.second)).toFixed(1)} ms`,
-);
-const direct = [];
-for (let i = 0; i < 3; i++) {
-  const t0 = performance.now();
-  const p = await startWorkerdDirect('wrangler.toml');
-  direct.push(performance.now() - t0);
-  await p.stop();
-}
-console.log(`workerd serve (bundle, no wrangler): spawn → first response ${median(direct).toFixed(0)} ms`);
+  const firsts = [];
+  for (let i = 0; i < 3; i++) firsts.push(await firstRequest());
+  console.log(
+    `workerd (wrangler dev): spawn → ready ${median(firsts.map((f) => f.ready)).toFixed(0)} ms; ` +
+      `first request (builds the server) ${median(firsts.map((f) => f.first)).toFixed(1)} ms; second ${median(firsts.map((f) => f.second)).toFixed(1)} ms`,
+  );
+  const direct = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const p = await startWorkerdDirect('wrangler.toml');
+    direct.push(performance.now() - t0);
+    await p.stop();
+  }
+  console.log(`workerd serve (bundle, no wrangler): spawn → first response ${median(direct).toFixed(0)} ms`);
 }
 
 if (!parts.includes('rps')) {
@@ -210,7 +258,9 @@ for (const runtime of runtimes) {
   }
   const bare = median(results.bare);
   const chain = median(results.chain);
-  console.log(`  ${runtime.padEnd(8)} bare Hono ${bare.toFixed(0).padStart(7)}   chain ${chain.toFixed(0).padStart(7)}   chain/bare ${(chain / bare).toFixed(2)}`);
+  console.log(
+    `  ${runtime.padEnd(8)} bare Hono ${bare.toFixed(0).padStart(7)}   chain ${chain.toFixed(0).padStart(7)}   chain/bare ${(chain / bare).toFixed(2)}`,
+  );
 }
 
 for (const dir of Object.values(bundles)) rmSync(dir, { recursive: true, force: true });

@@ -3,8 +3,10 @@
 // ephemeral loopback port announced as `LISTENING <port>`.
 import { bareApp } from './bare.ts';
 
-declare const Deno: { serve: (options: object, handler: unknown) => unknown; env: { get(n: string): string | undefined } } | undefined;
-declare const Bun: { serve: (options: object) => { port: number }; env: Record<string, string | undefined> } | undefined;
+declare const Deno:
+  { serve: (options: object, handler: unknown) => unknown; env: { get(n: string): string | undefined } } | undefined;
+declare const Bun:
+  { serve: (options: object) => { port: number }; env: Record<string, string | undefined> } | undefined;
 
 const mode = typeof Deno !== 'undefined' ? Deno.env.get('BENCH_MODE') : Bun!.env.BENCH_MODE;
 if (typeof Deno !== 'undefined') {
@@ -12,7 +14,10 @@ if (typeof Deno !== 'undefined') {
     const { serve } = await import('../../adapters/deno/mod.ts');
     await serve({ port: 0, hostname: '127.0.0.1', onListen: ({ port }) => console.log(`LISTENING ${port}`) });
   } else {
-    Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: ({ port }: { port: number }) => console.log(`LISTENING ${port}`) }, bareApp.fetch);
+    Deno.serve(
+      { port: 0, hostname: '127.0.0.1', onListen: ({ port }: { port: number }) => console.log(`LISTENING ${port}`) },
+      bareApp.fetch,
+    );
   }
 } else {
   if (mode === 'chain') {

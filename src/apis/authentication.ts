@@ -19,8 +19,20 @@ export const authenticationAPIGroup: APIGroupInfo = {
     {
       version: 'v1',
       resources: [
-        { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
-        { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+        {
+          name: 'selfsubjectreviews',
+          singularName: 'selfsubjectreview',
+          namespaced: false,
+          kind: 'SelfSubjectReview',
+          verbs: ['create'],
+        },
+        {
+          name: 'tokenreviews',
+          singularName: 'tokenreview',
+          namespaced: false,
+          kind: 'TokenReview',
+          verbs: ['create'],
+        },
       ],
     },
   ],
@@ -106,7 +118,9 @@ export function authenticationRoutes(deps: AuthenticationDeps): Hono<APIEnv> {
     };
     if (!deps.authenticator) return createdResponse(ctx, out);
     // A request that carries nothing but the token.
-    const fake = newRequestContext(new Request('https://tokenreview.invalid/', { headers: { authorization: `Bearer ${spec.token}` } }));
+    const fake = newRequestContext(
+      new Request('https://tokenreview.invalid/', { headers: { authorization: `Bearer ${spec.token}` } }),
+    );
     const auds = spec.audiences?.length ? spec.audiences : deps.apiAudiences;
     if (auds.length) withAudiences(fake, auds);
     let resp = null;

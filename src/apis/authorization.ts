@@ -8,8 +8,19 @@ import { StatusError, newBadRequest, type Status, type StatusCause } from '../en
 import type { Attributes, Authorizer, RuleResolver } from '../authorization/authorizer.ts';
 import type { APIEnv } from '../server/mux/container.ts';
 import type { APIGroupInfo } from '../endpoints/discovery/discovery.ts';
-import { createdResponse, decodeCreateBody, objectMetaFields, type KindInfo, type KnownFields } from '../endpoints/handlers/decode.ts';
-import { flattenExtra, selfSubjectAccessReviewSchema, selfSubjectRulesReviewSchema, subjectAccessReviewSchema } from '../util/protobuf.ts';
+import {
+  createdResponse,
+  decodeCreateBody,
+  objectMetaFields,
+  type KindInfo,
+  type KnownFields,
+} from '../endpoints/handlers/decode.ts';
+import {
+  flattenExtra,
+  selfSubjectAccessReviewSchema,
+  selfSubjectRulesReviewSchema,
+  subjectAccessReviewSchema,
+} from '../util/protobuf.ts';
 import { logRequestObject, logResponseObject } from '../audit/context.ts';
 
 export const authorizationGroup = 'authorization.k8s.io';
@@ -20,10 +31,34 @@ export const authorizationAPIGroup: APIGroupInfo = {
     {
       version: 'v1',
       resources: [
-        { name: 'localsubjectaccessreviews', singularName: 'localsubjectaccessreview', namespaced: true, kind: 'LocalSubjectAccessReview', verbs: ['create'] },
-        { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
-        { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
-        { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+        {
+          name: 'localsubjectaccessreviews',
+          singularName: 'localsubjectaccessreview',
+          namespaced: true,
+          kind: 'LocalSubjectAccessReview',
+          verbs: ['create'],
+        },
+        {
+          name: 'selfsubjectaccessreviews',
+          singularName: 'selfsubjectaccessreview',
+          namespaced: false,
+          kind: 'SelfSubjectAccessReview',
+          verbs: ['create'],
+        },
+        {
+          name: 'selfsubjectrulesreviews',
+          singularName: 'selfsubjectrulesreview',
+          namespaced: false,
+          kind: 'SelfSubjectRulesReview',
+          verbs: ['create'],
+        },
+        {
+          name: 'subjectaccessreviews',
+          singularName: 'subjectaccessreview',
+          namespaced: false,
+          kind: 'SubjectAccessReview',
+          verbs: ['create'],
+        },
       ],
     },
   ],
@@ -31,8 +66,15 @@ export const authorizationAPIGroup: APIGroupInfo = {
 
 const selectorFields: KnownFields = { rawSelector: true, requirements: [{ key: true, operator: true, values: true }] };
 const resourceAttributesFields: KnownFields = {
-  namespace: true, verb: true, group: true, version: true, resource: true, subresource: true, name: true,
-  fieldSelector: selectorFields, labelSelector: selectorFields,
+  namespace: true,
+  verb: true,
+  group: true,
+  version: true,
+  resource: true,
+  subresource: true,
+  name: true,
+  fieldSelector: selectorFields,
+  labelSelector: selectorFields,
 };
 const nonResourceAttributesFields: KnownFields = { path: true, verb: true };
 const sarStatusFields: KnownFields = { allowed: true, denied: true, reason: true, evaluationError: true };
@@ -48,16 +90,33 @@ function kindInfo(kind: string, schema: KindInfo['schema'], spec: KnownFields, s
   };
 }
 
-const ssarKind = kindInfo('SelfSubjectAccessReview', selfSubjectAccessReviewSchema, { resourceAttributes: resourceAttributesFields, nonResourceAttributes: nonResourceAttributesFields }, sarStatusFields);
+const ssarKind = kindInfo(
+  'SelfSubjectAccessReview',
+  selfSubjectAccessReviewSchema,
+  { resourceAttributes: resourceAttributesFields, nonResourceAttributes: nonResourceAttributesFields },
+  sarStatusFields,
+);
 const sarSpecFields: KnownFields = {
-  resourceAttributes: resourceAttributesFields, nonResourceAttributes: nonResourceAttributesFields,
-  user: true, groups: true, extra: true, uid: true,
+  resourceAttributes: resourceAttributesFields,
+  nonResourceAttributes: nonResourceAttributesFields,
+  user: true,
+  groups: true,
+  extra: true,
+  uid: true,
 };
 const sarKind = kindInfo('SubjectAccessReview', subjectAccessReviewSchema, sarSpecFields, sarStatusFields);
 const lsarKind = kindInfo('LocalSubjectAccessReview', subjectAccessReviewSchema, sarSpecFields, sarStatusFields);
-const ssrrKind = kindInfo('SelfSubjectRulesReview', selfSubjectRulesReviewSchema, { namespace: true }, {
-  resourceRules: true, nonResourceRules: true, incomplete: true, evaluationError: true,
-});
+const ssrrKind = kindInfo(
+  'SelfSubjectRulesReview',
+  selfSubjectRulesReviewSchema,
+  { namespace: true },
+  {
+    resourceRules: true,
+    nonResourceRules: true,
+    incomplete: true,
+    evaluationError: true,
+  },
+);
 
 // --- validation (pkg/apis/authorization/validation) ---
 
@@ -109,10 +168,18 @@ type Spec = {
 
 function validateAttributesSpec(spec: Spec, errs: FieldErr[]): void {
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errs.push({ field: 'spec.nonResourceAttributes', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' });
+    errs.push({
+      field: 'spec.nonResourceAttributes',
+      value: spec.nonResourceAttributes,
+      detail: 'cannot be specified in combination with resourceAttributes',
+    });
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    errs.push({ field: 'spec.resourceAttributes', value: spec.nonResourceAttributes, detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+    errs.push({
+      field: 'spec.resourceAttributes',
+      value: spec.nonResourceAttributes,
+      detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
   }
 }
 
@@ -149,7 +216,18 @@ export function resourceAttributesFrom(user: UserInfo, ra: Record<string, unknow
 
 export function nonResourceAttributesFrom(user: UserInfo, nra: Record<string, unknown>): Attributes {
   const s = (k: string) => (typeof nra[k] === 'string' ? (nra[k] as string) : '');
-  return { user, verb: s('verb'), isResourceRequest: false, path: s('path'), namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
+  return {
+    user,
+    verb: s('verb'),
+    isResourceRequest: false,
+    path: s('path'),
+    namespace: '',
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
 }
 
 async function review(authz: Authorizer | undefined, a: Attributes): Promise<Record<string, unknown>> {
@@ -169,7 +247,8 @@ async function review(authz: Authorizer | undefined, a: Attributes): Promise<Rec
 
 /** The review object as returned: request metadata (creationTimestamp null), spec, status. */
 function reviewResponse(obj: Record<string, unknown>, status: Record<string, unknown>): Record<string, unknown> {
-  const md = typeof obj.metadata === 'object' && obj.metadata !== null ? { ...(obj.metadata as Record<string, unknown>) } : {};
+  const md =
+    typeof obj.metadata === 'object' && obj.metadata !== null ? { ...(obj.metadata as Record<string, unknown>) } : {};
   if (!('creationTimestamp' in md)) md.creationTimestamp = null;
   return { kind: obj.kind, apiVersion: obj.apiVersion, metadata: md, spec: obj.spec ?? {}, status };
 }
@@ -197,10 +276,13 @@ export function authorizationRoutes(deps: ReviewDeps): Hono<APIEnv> {
     const spec = (obj.spec ?? {}) as Spec;
     const errs: FieldErr[] = [];
     validateAttributesSpec(spec, errs);
-    if (!metadataIsEmpty(obj.metadata, false)) errs.push({ field: 'metadata', value: obj.metadata, detail: 'must be empty' });
+    if (!metadataIsEmpty(obj.metadata, false))
+      errs.push({ field: 'metadata', value: obj.metadata, detail: 'must be empty' });
     if (errs.length) throw new StatusError(newInvalid('SelfSubjectAccessReview', '', errs));
     const user = userFrom(ctx);
-    const attrs = spec.resourceAttributes ? resourceAttributesFrom(user, spec.resourceAttributes) : nonResourceAttributesFrom(user, spec.nonResourceAttributes!);
+    const attrs = spec.resourceAttributes
+      ? resourceAttributesFrom(user, spec.resourceAttributes)
+      : nonResourceAttributesFrom(user, spec.nonResourceAttributes!);
     const out = reviewResponse(obj, await review(deps.authorizer, attrs));
     logResponseObject(ctx, out);
     return createdResponse(ctx, out);
@@ -215,24 +297,50 @@ export function authorizationRoutes(deps: ReviewDeps): Hono<APIEnv> {
       const md = (obj.metadata ??= {}) as Record<string, unknown>;
       const objNS = typeof md.namespace === 'string' ? md.namespace : '';
       if (objNS === '') md.namespace = ns;
-      else if (objNS !== ns) throw new StatusError(newBadRequest('the namespace of the provided object does not match the namespace sent on the request'));
+      else if (objNS !== ns)
+        throw new StatusError(
+          newBadRequest('the namespace of the provided object does not match the namespace sent on the request'),
+        );
     }
     logRequestObject(ctx, obj);
     const spec = (obj.spec ?? {}) as Spec;
     const errs: FieldErr[] = [];
     validateAttributesSpec(spec, errs);
-    if (!spec.user && !spec.groups?.length) errs.push({ field: 'spec.user', value: spec.user ?? '', detail: 'at least one of user or group must be specified' });
+    if (!spec.user && !spec.groups?.length)
+      errs.push({
+        field: 'spec.user',
+        value: spec.user ?? '',
+        detail: 'at least one of user or group must be specified',
+      });
     if (namespaced) {
       const mdNS = (obj.metadata as Record<string, unknown>).namespace ?? '';
       if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? '') !== mdNS) {
-        errs.push({ field: 'spec.resourceAttributes.namespace', value: spec.resourceAttributes.namespace ?? '', detail: 'must match metadata.namespace' });
+        errs.push({
+          field: 'spec.resourceAttributes.namespace',
+          value: spec.resourceAttributes.namespace ?? '',
+          detail: 'must match metadata.namespace',
+        });
       }
-      if (spec.nonResourceAttributes) errs.push({ field: 'spec.nonResourceAttributes', value: spec.nonResourceAttributes, detail: 'disallowed on this kind of request' });
-      if (!metadataIsEmpty(obj.metadata, true)) errs.push({ field: 'metadata', value: obj.metadata, detail: 'must be empty except for namespace' });
-    } else if (!metadataIsEmpty(obj.metadata, false)) errs.push({ field: 'metadata', value: obj.metadata, detail: 'must be empty' });
+      if (spec.nonResourceAttributes)
+        errs.push({
+          field: 'spec.nonResourceAttributes',
+          value: spec.nonResourceAttributes,
+          detail: 'disallowed on this kind of request',
+        });
+      if (!metadataIsEmpty(obj.metadata, true))
+        errs.push({ field: 'metadata', value: obj.metadata, detail: 'must be empty except for namespace' });
+    } else if (!metadataIsEmpty(obj.metadata, false))
+      errs.push({ field: 'metadata', value: obj.metadata, detail: 'must be empty' });
     if (errs.length) throw new StatusError(newInvalid(kind.kind, '', errs));
-    const user: UserInfo = { name: spec.user ?? '', groups: spec.groups ?? [], extra: spec.extra ?? {}, ...(spec.uid ? { uid: spec.uid } : {}) };
-    const attrs = spec.resourceAttributes ? resourceAttributesFrom(user, spec.resourceAttributes) : nonResourceAttributesFrom(user, spec.nonResourceAttributes!);
+    const user: UserInfo = {
+      name: spec.user ?? '',
+      groups: spec.groups ?? [],
+      extra: spec.extra ?? {},
+      ...(spec.uid ? { uid: spec.uid } : {}),
+    };
+    const attrs = spec.resourceAttributes
+      ? resourceAttributesFrom(user, spec.resourceAttributes)
+      : nonResourceAttributesFrom(user, spec.nonResourceAttributes!);
     const out = reviewResponse(obj, await review(deps.authorizer, attrs));
     logResponseObject(ctx, out);
     return createdResponse(ctx, out);
@@ -268,7 +376,13 @@ export function authorizationRoutes(deps: ReviewDeps): Hono<APIEnv> {
       status.incomplete = true;
     }
     // Upstream returns a fresh object: no spec echoed, metadata with a null creationTimestamp.
-    const out = { kind: 'SelfSubjectRulesReview', apiVersion: `${authorizationGroup}/v1`, metadata: { creationTimestamp: null }, spec: {}, status };
+    const out = {
+      kind: 'SelfSubjectRulesReview',
+      apiVersion: `${authorizationGroup}/v1`,
+      metadata: { creationTimestamp: null },
+      spec: {},
+      status,
+    };
     logResponseObject(ctx, out);
     return createdResponse(ctx, out);
   });

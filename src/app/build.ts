@@ -34,7 +34,10 @@ export interface BuiltServer {
  * Parses kube-apiserver flags and builds a prepared server. Throws FlagError for bad flags,
  * HelpRequested for --help, OptionsValidationError for invalid values, and ApplyTo errors as is.
  */
-export async function buildServerFromFlags(args: readonly string[], opts: BuildServerOptions = {}): Promise<BuiltServer> {
+export async function buildServerFromFlags(
+  args: readonly string[],
+  opts: BuildServerOptions = {},
+): Promise<BuiltServer> {
   const options = new ServerOptions();
   options.parse(args);
   const errors = options.validate();

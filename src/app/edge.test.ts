@@ -23,13 +23,19 @@ test('settingsFromEnv: flags, JSON files from every APISERVER_FILES* var, verbos
 });
 
 test('mergeSettings: env flags after code flags, env files win', () => {
-  const m = mergeSettings({ flags: '--a=1', files: { '/x': 'code', '/y': 'y' } }, { flags: ['--a=2'], files: { '/x': 'env' } });
+  const m = mergeSettings(
+    { flags: '--a=1', files: { '/x': 'code', '/y': 'y' } },
+    { flags: ['--a=2'], files: { '/x': 'env' } },
+  );
   assert.deepEqual(m.flags, ['--a=1', '--a=2']);
   assert.deepEqual(m.files, { '/x': 'env', '/y': 'y' });
 });
 
 test('LayeredFileSystem: memory first, then the fallback', async () => {
-  const fs = new LayeredFileSystem({ '/etc/k/a': 'mem' }, new MemoryFileSystem({ '/etc/k/a': 'disk', '/etc/k/b': 'disk b' }));
+  const fs = new LayeredFileSystem(
+    { '/etc/k/a': 'mem' },
+    new MemoryFileSystem({ '/etc/k/a': 'disk', '/etc/k/b': 'disk b' }),
+  );
   assert.equal(new TextDecoder().decode(await fs.readFile('/etc/k/a')), 'mem');
   assert.equal(new TextDecoder().decode(await fs.readFile('/etc/k/b')), 'disk b');
   assert.deepEqual(await fs.readDir('/etc/k'), ['a', 'b']);
@@ -37,7 +43,10 @@ test('LayeredFileSystem: memory first, then the fallback', async () => {
   // Read-only without a writable fallback; writes pass through to one.
   assert.equal(new LayeredFileSystem({}).writeFile, undefined);
   const written: string[] = [];
-  const rw = new LayeredFileSystem({}, { readFile: async () => new Uint8Array(), writeFile: async (p) => void written.push(p), mkdirAll: async () => {} });
+  const rw = new LayeredFileSystem(
+    {},
+    { readFile: async () => new Uint8Array(), writeFile: async (p) => void written.push(p), mkdirAll: async () => {} },
+  );
   await rw.writeFile!('/certs/x', new Uint8Array(), 0o600);
   assert.deepEqual(written, ['/certs/x']);
   assert.equal(typeof rw.mkdirAll, 'function');

@@ -58,10 +58,15 @@ export function settingsFromEnv(env: Record<string, unknown> | undefined): EdgeS
   const e = env ?? {};
   const flags = e[FLAGS_VAR];
   const files: Record<string, string | Uint8Array> = {};
-  for (const name of Object.keys(e).filter((k) => k.startsWith(FILES_VAR_PREFIX)).sort()) {
+  for (const name of Object.keys(e)
+    .filter((k) => k.startsWith(FILES_VAR_PREFIX))
+    .sort()) {
     Object.assign(files, parseFilesVar(name, e[name]));
   }
-  const settings: EdgeSettings = { flags: typeof flags === 'string' || Array.isArray(flags) ? (flags as string | string[]) : undefined, files };
+  const settings: EdgeSettings = {
+    flags: typeof flags === 'string' || Array.isArray(flags) ? (flags as string | string[]) : undefined,
+    files,
+  };
   const v = e[VERBOSITY_VAR];
   if (v !== undefined && v !== '') settings.logger = new KlogLogger(Number(v) || 0);
   return settings;
@@ -76,7 +81,8 @@ function parseFilesVar(name: string, value: unknown): Record<string, string | Ui
       throw new Error(`${name}: not a JSON object of path → content: ${errorMessage(err)}`);
     }
   }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${name}: not a JSON object of path → content`);
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    throw new Error(`${name}: not a JSON object of path → content`);
   const out: Record<string, string | Uint8Array> = {};
   for (const [path, content] of Object.entries(obj as Record<string, unknown>)) {
     if (typeof content === 'string') out[path] = content;
@@ -160,7 +166,9 @@ export function buildEdgeServer(settings: EdgeSettings): Promise<BuiltServer> {
 
 /** Whether argv names a serving certificate (`--tls-cert-file`): the process will terminate TLS. */
 export function namesServingCert(args: readonly string[]): boolean {
-  return args.some((a) => a === '--tls-cert-file' || (a.startsWith('--tls-cert-file=') && a.length > '--tls-cert-file='.length));
+  return args.some(
+    (a) => a === '--tls-cert-file' || (a.startsWith('--tls-cert-file=') && a.length > '--tls-cert-file='.length),
+  );
 }
 
 /** Where a runtime with its own listener (Deno, Bun) serves: from the kube-apiserver flags. */
@@ -304,7 +312,8 @@ export async function buildProcessServer(
   settings: ProcessServeSettings,
   platformFileSystem: FileSystem,
 ): Promise<{ built: BuiltServer; listen: ListenSettings }> {
-  const servesTLS = settings.servesTLS ?? (Boolean(settings.cert && settings.key) || namesServingCert(splitArgs(settings.flags)));
+  const servesTLS =
+    settings.servesTLS ?? (Boolean(settings.cert && settings.key) || namesServingCert(splitArgs(settings.flags)));
   const withFs = { ...settings, servesTLS, fileSystem: settings.fileSystem ?? platformFileSystem };
   const built = await buildEdgeServer(withFs);
   const listen = await listenSettings(built, edgeFileSystem(withFs));

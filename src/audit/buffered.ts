@@ -100,11 +100,23 @@ export class BufferedBackend implements AuditBackend {
     if (!this.loopDone) this.start(never);
     for (let i = 0; i < events.length; i++) {
       if (this.closed) {
-        handlePluginError(bufferedPluginName, new Error('audit backend shut down'), events.slice(i), this.logger, this.metrics);
+        handlePluginError(
+          bufferedPluginName,
+          new Error('audit backend shut down'),
+          events.slice(i),
+          this.logger,
+          this.metrics,
+        );
         return true;
       }
       if (this.size >= this.config.bufferSize) {
-        handlePluginError(bufferedPluginName, new Error('audit buffer queue blocked'), events.slice(i), this.logger, this.metrics);
+        handlePluginError(
+          bufferedPluginName,
+          new Error('audit buffer queue blocked'),
+          events.slice(i),
+          this.logger,
+          this.metrics,
+        );
         return true;
       }
       this.queue.push(events[i]!);

@@ -8,7 +8,14 @@ import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import type { Status } from '../endpoints/responsewriters/status.ts';
 import { compactJSON, nowMicros, sourceIPs } from './event.ts';
 import type { AuditMetrics } from './metrics.ts';
-import { levelLess, type AuditEvent, type AuditSink, type EventUser, type RequestAuditConfig, type Stage } from './types.ts';
+import {
+  levelLess,
+  type AuditEvent,
+  type AuditSink,
+  type EventUser,
+  type RequestAuditConfig,
+  type Stage,
+} from './types.ts';
 
 const auditContextKey = Symbol('auditContext');
 
@@ -31,7 +38,16 @@ export interface AuditContext {
 
 function newEvent(): AuditEvent {
   // WithAuditContext starts the event at stage ResponseStarted (what out-of-band failures emit).
-  return { level: 'None', auditID: '', stage: 'ResponseStarted', requestURI: '', verb: '', user: {}, requestReceivedTimestamp: 0, stageTimestamp: 0 };
+  return {
+    level: 'None',
+    auditID: '',
+    stage: 'ResponseStarted',
+    requestURI: '',
+    verb: '',
+    user: {},
+    requestReceivedTimestamp: 0,
+    stageTimestamp: 0,
+  };
 }
 
 /** The request's audit context, created on first use. */
@@ -57,7 +73,12 @@ export function addAuditAnnotation(ctx: RequestContext, key: string, value: stri
 }
 
 /** AuditContext.Init: records the policy decision and the sink; a second call is an error. */
-export function initAuditContext(ac: AuditContext, config: RequestAuditConfig, sink: AuditSink, metrics?: AuditMetrics): void {
+export function initAuditContext(
+  ac: AuditContext,
+  config: RequestAuditConfig,
+  sink: AuditSink,
+  metrics?: AuditMetrics,
+): void {
   if (ac.initialized) throw new Error('audit context was already initialized');
   ac.requestAuditConfig = config;
   ac.sink = sink;
@@ -153,7 +174,9 @@ export function withoutManagedFields(obj: unknown): unknown {
     changed = true;
   }
   if (o.kind === 'Table' && Array.isArray(o.rows)) {
-    copy.rows = (o.rows as Record<string, unknown>[]).map((r) => (r && typeof r === 'object' ? { ...r, object: withoutManagedFields(r.object) } : r));
+    copy.rows = (o.rows as Record<string, unknown>[]).map((r) =>
+      r && typeof r === 'object' ? { ...r, object: withoutManagedFields(r.object) } : r,
+    );
     changed = true;
   }
   return changed ? copy : obj;

@@ -88,7 +88,16 @@ function encodeSortedMap(m: Record<string, unknown>): string {
   return out + '}';
 }
 
-const objectRefFields: (keyof ObjectReference)[] = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'];
+const objectRefFields: (keyof ObjectReference)[] = [
+  'resource',
+  'namespace',
+  'name',
+  'uid',
+  'apiGroup',
+  'apiVersion',
+  'resourceVersion',
+  'subresource',
+];
 
 function encodeObjectRef(r: ObjectReference): string {
   let out = '{';
@@ -118,7 +127,9 @@ export function encodeEvent(ev: AuditEvent): string {
   if (rs) {
     // Most events carry just the code.
     const onlyCode = rs.code !== undefined && !rs.status && !rs.message && !rs.reason && !rs.details;
-    out += onlyCode ? `,"responseStatus":{"metadata":{},"code":${rs.code}}` : `,"responseStatus":${goJSON(statusObject(rs, false))}`;
+    out += onlyCode
+      ? `,"responseStatus":{"metadata":{},"code":${rs.code}}`
+      : `,"responseStatus":${goJSON(statusObject(rs, false))}`;
   }
   if (ev.requestObject) out += `,"requestObject":${ev.requestObject}`;
   if (ev.responseObject) out += `,"responseObject":${ev.responseObject}`;
@@ -173,7 +184,8 @@ export function compactJSON(raw: string): string {
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped char
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped char
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -202,7 +214,7 @@ export function canonicalIP(s: string): string | undefined {
   // Longest run of two or more zero groups becomes "::" (the first one on ties).
   let bestStart = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (v6[i] !== 0) {
       i++;
       continue;

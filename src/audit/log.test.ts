@@ -7,7 +7,16 @@ import type { AuditEvent } from './types.ts';
 import type { Logger } from '../util/logger.ts';
 
 const t = Date.UTC(2026, 6, 23) * 1000;
-const ev = (id: string): AuditEvent => ({ level: 'Metadata', auditID: id, stage: 'RequestReceived', requestURI: '/api', verb: 'get', user: { username: 'u' }, requestReceivedTimestamp: t, stageTimestamp: t });
+const ev = (id: string): AuditEvent => ({
+  level: 'Metadata',
+  auditID: id,
+  stage: 'RequestReceived',
+  requestURI: '/api',
+  verb: 'get',
+  user: { username: 'u' },
+  requestReceivedTimestamp: t,
+  stageTimestamp: t,
+});
 
 function logger(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -25,7 +34,16 @@ test('log backend: json and legacy lines, one write per call', () => {
 test('log backend: a writer that throws or rejects — false, counted, logged with the events', async () => {
   const log = logger();
   const metrics = new AuditMetrics();
-  const throwing = new LogBackend({ write: () => { throw new Error('write /var/log/audit.log: no space left on device'); } }, 'json', log, metrics);
+  const throwing = new LogBackend(
+    {
+      write: () => {
+        throw new Error('write /var/log/audit.log: no space left on device');
+      },
+    },
+    'json',
+    log,
+    metrics,
+  );
   assert.equal(throwing.processEvents([ev('x')]), false);
   const rejecting = new LogBackend({ write: () => Promise.reject(new Error('EIO')) }, 'json', log, metrics);
   assert.equal(await rejecting.processEvents([ev('y'), ev('z')]), false);

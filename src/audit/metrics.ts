@@ -74,7 +74,11 @@ export class AuditMetrics {
   /** Samples in upstream's names, for a Prometheus registry or a test. */
   collect(): AuditMetricSample[] {
     const out: AuditMetricSample[] = [
-      { name: 'apiserver_audit_event_total', help: '[ALPHA] Counter of audit events generated and sent to the audit backend.', value: this.eventTotal },
+      {
+        name: 'apiserver_audit_event_total',
+        help: '[ALPHA] Counter of audit events generated and sent to the audit backend.',
+        value: this.eventTotal,
+      },
       {
         name: 'apiserver_audit_requests_rejected_total',
         help: '[ALPHA] Counter of apiserver requests rejected due to an error in audit logging backend.',
@@ -90,7 +94,12 @@ export class AuditMetrics {
       });
     }
     for (const [level, value] of [...this.levelTotal].sort()) {
-      out.push({ name: 'apiserver_audit_level_total', help: '[ALPHA] Counter of policy levels for audit events (1 per request).', labels: { level }, value });
+      out.push({
+        name: 'apiserver_audit_level_total',
+        help: '[ALPHA] Counter of policy levels for audit events (1 per request).',
+        labels: { level },
+        value,
+      });
     }
     return out;
   }
@@ -104,7 +113,11 @@ export class AuditMetrics {
         out += `# HELP ${s.name} ${s.help}\n# TYPE ${s.name} counter\n`;
         last = s.name;
       }
-      const labels = s.labels ? `{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : '';
+      const labels = s.labels
+        ? `{${Object.entries(s.labels)
+            .map(([k, v]) => `${k}="${v}"`)
+            .join(',')}}`
+        : '';
       out += `${s.name}${labels} ${s.value}\n`;
     }
     return out;

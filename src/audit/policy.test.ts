@@ -13,21 +13,28 @@ function warnings(): Logger & { lines: string[] } {
 }
 
 function rejects(text: string, message: string) {
-  assert.throws(() => loadPolicyFromBytes(text), (err: Error) => {
-    assert.ok(err instanceof PolicyError);
-    assert.equal(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => loadPolicyFromBytes(text),
+    (err: Error) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.message, message);
+      return true;
+    },
+  );
 }
 
 test('policy: an unknown level is rejected with upstream field error text', () => {
-  rejects(head + 'rules:\n- level: Verbose\n', 'rules[0].level: Unsupported value: "Verbose": supported values: "None", "Metadata", "Request", "RequestResponse"');
+  rejects(
+    head + 'rules:\n- level: Verbose\n',
+    'rules[0].level: Unsupported value: "Verbose": supported values: "None", "Metadata", "Request", "RequestResponse"',
+  );
   rejects(head + 'rules:\n- users: [a]\n', 'rules[0].level: Required value');
 });
 
 test('policy: several validation errors are aggregated', () => {
   rejects(
-    head + 'omitStages: [Sometimes]\nrules:\n- level: Metadata\n  nonResourceURLs: ["healthz", "/a*b"]\n  namespaces: [x]\n- level: Request\n  resources: [{group: "Apps_", resourceNames: [n]}]\n',
+    head +
+      'omitStages: [Sometimes]\nrules:\n- level: Metadata\n  nonResourceURLs: ["healthz", "/a*b"]\n  namespaces: [x]\n- level: Request\n  resources: [{group: "Apps_", resourceNames: [n]}]\n',
     '[omitStages[0]: Invalid value: "Sometimes": allowed stages are RequestReceived,ResponseStarted,ResponseComplete,Panic, ' +
       `rules[0].nonResourceURLs[0]: Invalid value: "healthz": non-resource URL rules must begin with a '/' character, ` +
       `rules[0].nonResourceURLs[1]: Invalid value: "/a*b": non-resource URL wildcards '*' must be the final character of the rule, ` +
@@ -38,18 +45,37 @@ test('policy: several validation errors are aggregated', () => {
 });
 
 test('policy: bad YAML, wrong types, missing kind, wrong version, no rules', () => {
-  assert.throws(() => loadPolicyFromBytes(head + 'rules:\n- level: [Metadata\n'), /^PolicyError: failed decoding: yaml: line 5: Flow sequence/);
-  rejects(head + 'rules:\n- level: Metadata\n  users: alice\n', 'failed decoding: json: cannot unmarshal string into Go struct field PolicyRule.rules.users of type []string');
-  rejects(head + 'rules: {}\n', 'failed decoding: json: cannot unmarshal object into Go struct field Policy.rules of type []v1.PolicyRule');
-  rejects('apiVersion: audit.k8s.io/v1\nrules: []\n', `failed decoding: Object 'Kind' is missing in '{"apiVersion":"audit.k8s.io/v1","rules":[]}'`);
-  rejects('apiVersion: audit.k8s.io/v1beta1\nkind: Policy\nrules: []\n', 'failed decoding: no kind "Policy" is registered for version "audit.k8s.io/v1beta1" in scheme "pkg/audit/scheme.go:30"');
+  assert.throws(
+    () => loadPolicyFromBytes(head + 'rules:\n- level: [Metadata\n'),
+    /^PolicyError: failed decoding: yaml: line 5: Flow sequence/,
+  );
+  rejects(
+    head + 'rules:\n- level: Metadata\n  users: alice\n',
+    'failed decoding: json: cannot unmarshal string into Go struct field PolicyRule.rules.users of type []string',
+  );
+  rejects(
+    head + 'rules: {}\n',
+    'failed decoding: json: cannot unmarshal object into Go struct field Policy.rules of type []v1.PolicyRule',
+  );
+  rejects(
+    'apiVersion: audit.k8s.io/v1\nrules: []\n',
+    `failed decoding: Object 'Kind' is missing in '{"apiVersion":"audit.k8s.io/v1","rules":[]}'`,
+  );
+  rejects(
+    'apiVersion: audit.k8s.io/v1beta1\nkind: Policy\nrules: []\n',
+    'failed decoding: no kind "Policy" is registered for version "audit.k8s.io/v1beta1" in scheme "pkg/audit/scheme.go:30"',
+  );
   rejects(head + 'rules: []\n', 'loaded illegal policy with 0 rules');
   rejects(head, 'loaded illegal policy with 0 rules');
 });
 
 test('policy: unknown fields fall back to lenient decoding with a warning (as upstream)', () => {
   const log = warnings();
-  const p = loadPolicyFromBytes(head + 'metadata: {name: x}\nrules:\n- level: Metadata\n  verb: [get]\n  resources: [{group: "", resource: [pods]}]\n', log);
+  const p = loadPolicyFromBytes(
+    head +
+      'metadata: {name: x}\nrules:\n- level: Metadata\n  verb: [get]\n  resources: [{group: "", resource: [pods]}]\n',
+    log,
+  );
   assert.equal(p.rules.length, 1);
   assert.deepEqual(log.lines, [
     'Audit policy contains errors, falling back to lenient decoding: strict decoding error: unknown field "rules[0].verb", unknown field "rules[0].resources[0].resource"',
@@ -66,9 +92,12 @@ test('policy: JSON is accepted too', () => {
 test('policy: errors from a file name the file', async () => {
   const fs = new MemoryFileSystem({ '/etc/audit/policy.yaml': head + 'rules:\n- level: Loud\n' });
   await assert.rejects(loadPolicyFromFile(fs, '/etc/audit/policy.yaml'), {
-    message: 'rules[0].level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse": from file /etc/audit/policy.yaml',
+    message:
+      'rules[0].level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse": from file /etc/audit/policy.yaml',
   });
-  await assert.rejects(loadPolicyFromFile(fs, '/nope.yaml'), { message: 'failed to read file path "/nope.yaml": open /nope.yaml: no such file or directory' });
+  await assert.rejects(loadPolicyFromFile(fs, '/nope.yaml'), {
+    message: 'failed to read file path "/nope.yaml": open /nope.yaml: no such file or directory',
+  });
 });
 
 function attrs(a: Partial<Attributes> & { user?: Attributes['user'] }): Attributes {
@@ -87,7 +116,15 @@ function attrs(a: Partial<Attributes> & { user?: Attributes['user'] }): Attribut
   };
 }
 
-const nonResource = (path: string, verb = 'get'): Partial<Attributes> => ({ isResourceRequest: false, path, verb, namespace: '', resource: '', name: '', apiVersion: '' });
+const nonResource = (path: string, verb = 'get'): Partial<Attributes> => ({
+  isResourceRequest: false,
+  path,
+  verb,
+  namespace: '',
+  resource: '',
+  name: '',
+  apiVersion: '',
+});
 
 test('policy matching table (first matching rule wins; no match → None)', () => {
   const policy = loadPolicyFromBytes(
@@ -125,8 +162,14 @@ rules:
     [{ user: { name: 'system:kube-proxy' }, verb: 'watch' }, 'None'],
     [{ user: { name: 'system:kube-proxy' }, verb: 'list' }, 'None'], // falls to the end: no rule
     [{ user: { name: 'kubelet', groups: ['system:nodes'] }, resource: 'nodes', namespace: '', name: 'n1' }, 'None'],
-    [{ user: { name: 'kubelet', groups: ['system:nodes'] }, resource: 'nodes', subresource: 'status', namespace: '' }, 'None'],
-    [{ user: { name: 'kubelet', groups: ['system:nodes'] }, resource: 'nodes', subresource: 'proxy', namespace: '' }, 'Metadata'],
+    [
+      { user: { name: 'kubelet', groups: ['system:nodes'] }, resource: 'nodes', subresource: 'status', namespace: '' },
+      'None',
+    ],
+    [
+      { user: { name: 'kubelet', groups: ['system:nodes'] }, resource: 'nodes', subresource: 'proxy', namespace: '' },
+      'Metadata',
+    ],
     [{ resource: 'pods', subresource: 'log' }, 'RequestResponse'],
     [{ resource: 'pods', subresource: 'exec' }, 'RequestResponse'],
     [{ resource: 'nodes', subresource: 'exec', namespace: '' }, 'RequestResponse'],
@@ -149,13 +192,19 @@ rules:
   ];
   for (const [a, want] of rows) assert.equal(level(a), want, JSON.stringify(a));
   // omitStages: policy-level unioned into each rule; no match keeps the policy's.
-  assert.deepEqual([...ev.evaluatePolicyRule(attrs({ resource: 'namespaces', namespace: '' })).omitStages].sort(), ['RequestReceived', 'ResponseStarted']);
+  assert.deepEqual([...ev.evaluatePolicyRule(attrs({ resource: 'namespaces', namespace: '' })).omitStages].sort(), [
+    'RequestReceived',
+    'ResponseStarted',
+  ]);
   assert.deepEqual(ev.evaluatePolicyRule(attrs({ resource: 'secrets' })).omitStages, ['RequestReceived']);
 });
 
 test('policy: omitManagedFields — rule value overrides the policy default', () => {
   const ev = newPolicyRuleEvaluator(
-    loadPolicyFromBytes(head + 'omitManagedFields: true\nrules:\n- level: Request\n  verbs: [create]\n  omitManagedFields: false\n- level: Request\n'),
+    loadPolicyFromBytes(
+      head +
+        'omitManagedFields: true\nrules:\n- level: Request\n  verbs: [create]\n  omitManagedFields: false\n- level: Request\n',
+    ),
   );
   assert.equal(ev.evaluatePolicyRule(attrs({ verb: 'create' })).omitManagedFields, false);
   assert.equal(ev.evaluatePolicyRule(attrs({ verb: 'update' })).omitManagedFields, true);

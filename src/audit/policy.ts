@@ -65,7 +65,9 @@ interface DecodeState {
 }
 
 function typeError(v: Json, struct: string, path: string, goType: string): never {
-  throw new TypeError_(`json: cannot unmarshal ${jsonType(v)} into Go struct field ${struct}.${path} of type ${goType}`);
+  throw new TypeError_(
+    `json: cannot unmarshal ${jsonType(v)} into Go struct field ${struct}.${path} of type ${goType}`,
+  );
 }
 
 function decodeString(v: Json, struct: string, path: string, goType = 'string'): string | undefined {
@@ -80,7 +82,13 @@ function decodeBool(v: Json, struct: string, path: string, goType = 'bool'): boo
   return v;
 }
 
-function decodeStrings(v: Json, struct: string, path: string, goType = '[]string', itemType = 'string'): string[] | undefined {
+function decodeStrings(
+  v: Json,
+  struct: string,
+  path: string,
+  goType = '[]string',
+  itemType = 'string',
+): string[] | undefined {
   if (v === null) return undefined;
   if (!Array.isArray(v)) typeError(v, struct, path, goType);
   return v.map((x) => {
@@ -111,36 +119,65 @@ function decodeFields(
 }
 
 const objectMetaFields = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
 ]);
 
 function decodeRule(v: Json, index: number, st: DecodeState): PolicyRule {
   const rule = {} as PolicyRule;
   const prefix = `rules[${index}].`;
-  decodeFields(v, 'Policy', 'rules', '[]v1.PolicyRule', st, {
-    level: (x, p) => (rule.level = decodeString(x, 'PolicyRule', p, 'v1.Level') as Level),
-    users: (x, p) => (rule.users = decodeStrings(x, 'PolicyRule', p)),
-    userGroups: (x, p) => (rule.userGroups = decodeStrings(x, 'PolicyRule', p)),
-    verbs: (x, p) => (rule.verbs = decodeStrings(x, 'PolicyRule', p)),
-    namespaces: (x, p) => (rule.namespaces = decodeStrings(x, 'PolicyRule', p)),
-    nonResourceURLs: (x, p) => (rule.nonResourceURLs = decodeStrings(x, 'PolicyRule', p)),
-    omitStages: (x, p) => (rule.omitStages = decodeStrings(x, 'PolicyRule', p, '[]v1.Stage', 'v1.Stage') as Stage[]),
-    omitManagedFields: (x, p) => (rule.omitManagedFields = decodeBool(x, 'PolicyRule', p)),
-    resources: (x, p) => {
-      if (x === null) return;
-      if (!Array.isArray(x)) typeError(x, 'PolicyRule', p, '[]v1.GroupResources');
-      rule.resources = x.map((item, j) => {
-        const gr: GroupResources = {};
-        decodeFields(item, 'PolicyRule', p, 'v1.GroupResources', st, {
-          group: (y, q) => (gr.group = decodeString(y, 'GroupResources', q)),
-          resources: (y, q) => (gr.resources = decodeStrings(y, 'GroupResources', q)),
-          resourceNames: (y, q) => (gr.resourceNames = decodeStrings(y, 'GroupResources', q)),
-        }, `${prefix}resources[${j}].`);
-        return gr;
-      });
+  decodeFields(
+    v,
+    'Policy',
+    'rules',
+    '[]v1.PolicyRule',
+    st,
+    {
+      level: (x, p) => (rule.level = decodeString(x, 'PolicyRule', p, 'v1.Level') as Level),
+      users: (x, p) => (rule.users = decodeStrings(x, 'PolicyRule', p)),
+      userGroups: (x, p) => (rule.userGroups = decodeStrings(x, 'PolicyRule', p)),
+      verbs: (x, p) => (rule.verbs = decodeStrings(x, 'PolicyRule', p)),
+      namespaces: (x, p) => (rule.namespaces = decodeStrings(x, 'PolicyRule', p)),
+      nonResourceURLs: (x, p) => (rule.nonResourceURLs = decodeStrings(x, 'PolicyRule', p)),
+      omitStages: (x, p) => (rule.omitStages = decodeStrings(x, 'PolicyRule', p, '[]v1.Stage', 'v1.Stage') as Stage[]),
+      omitManagedFields: (x, p) => (rule.omitManagedFields = decodeBool(x, 'PolicyRule', p)),
+      resources: (x, p) => {
+        if (x === null) return;
+        if (!Array.isArray(x)) typeError(x, 'PolicyRule', p, '[]v1.GroupResources');
+        rule.resources = x.map((item, j) => {
+          const gr: GroupResources = {};
+          decodeFields(
+            item,
+            'PolicyRule',
+            p,
+            'v1.GroupResources',
+            st,
+            {
+              group: (y, q) => (gr.group = decodeString(y, 'GroupResources', q)),
+              resources: (y, q) => (gr.resources = decodeStrings(y, 'GroupResources', q)),
+              resourceNames: (y, q) => (gr.resourceNames = decodeStrings(y, 'GroupResources', q)),
+            },
+            `${prefix}resources[${j}].`,
+          );
+          return gr;
+        });
+      },
     },
-  }, prefix);
+    prefix,
+  );
   return rule;
 }
 
@@ -154,11 +191,15 @@ export function loadPolicyFromBytes(text: string, logger?: Logger): Policy {
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     const pos = e.linePos?.[0];
-    throw new PolicyError(`failed decoding: yaml: ${pos ? `line ${pos.line}: ` : ''}${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+    throw new PolicyError(
+      `failed decoding: yaml: ${pos ? `line ${pos.line}: ` : ''}${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+    );
   }
   const raw = (doc.toJS({ maxAliasCount: 100 }) ?? null) as Json;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new PolicyError(`failed decoding: couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(raw)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    throw new PolicyError(
+      `failed decoding: couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(raw)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   }
   const dataText = JSON.stringify(raw);
   const kind = typeof raw.kind === 'string' ? raw.kind : '';
@@ -166,25 +207,43 @@ export function loadPolicyFromBytes(text: string, logger?: Logger): Policy {
   if (!kind) throw new PolicyError(`failed decoding: Object 'Kind' is missing in '${dataText}'`);
   if (!apiVersion) throw new PolicyError(`failed decoding: Object 'apiVersion' is missing in '${dataText}'`);
   if (apiVersion !== 'audit.k8s.io/v1' || kind !== 'Policy') {
-    throw new PolicyError(`failed decoding: no kind ${goQuote(kind)} is registered for version ${goQuote(apiVersion)} in scheme "pkg/audit/scheme.go:30"`);
+    throw new PolicyError(
+      `failed decoding: no kind ${goQuote(kind)} is registered for version ${goQuote(apiVersion)} in scheme "pkg/audit/scheme.go:30"`,
+    );
   }
 
   const st: DecodeState = { unknown: [] };
   const policy: Policy = { rules: [] };
   try {
-    decodeFields(raw, 'Policy', '', 'v1.Policy', st, {
-      apiVersion: () => {},
-      kind: () => {},
-      metadata: (x, p) =>
-        decodeFields(x, 'Policy', p, 'v1.ObjectMeta', st, Object.fromEntries([...objectMetaFields].map((f) => [f, () => {}])), 'metadata.'),
-      rules: (x, p) => {
-        if (x === null) return;
-        if (!Array.isArray(x)) typeError(x, 'Policy', p, '[]v1.PolicyRule');
-        policy.rules = x.map((r, i) => decodeRule(r, i, st));
+    decodeFields(
+      raw,
+      'Policy',
+      '',
+      'v1.Policy',
+      st,
+      {
+        apiVersion: () => {},
+        kind: () => {},
+        metadata: (x, p) =>
+          decodeFields(
+            x,
+            'Policy',
+            p,
+            'v1.ObjectMeta',
+            st,
+            Object.fromEntries([...objectMetaFields].map((f) => [f, () => {}])),
+            'metadata.',
+          ),
+        rules: (x, p) => {
+          if (x === null) return;
+          if (!Array.isArray(x)) typeError(x, 'Policy', p, '[]v1.PolicyRule');
+          policy.rules = x.map((r, i) => decodeRule(r, i, st));
+        },
+        omitStages: (x, p) => (policy.omitStages = decodeStrings(x, 'Policy', p, '[]v1.Stage', 'v1.Stage') as Stage[]),
+        omitManagedFields: (x, p) => (policy.omitManagedFields = decodeBool(x, 'Policy', p)),
       },
-      omitStages: (x, p) => (policy.omitStages = decodeStrings(x, 'Policy', p, '[]v1.Stage', 'v1.Stage') as Stage[]),
-      omitManagedFields: (x, p) => (policy.omitManagedFields = decodeBool(x, 'Policy', p)),
-    }, '');
+      '',
+    );
   } catch (err) {
     if (err instanceof TypeError_) throw new PolicyError(`failed decoding: ${err.message}`);
     throw err;
@@ -192,7 +251,9 @@ export function loadPolicyFromBytes(text: string, logger?: Logger): Policy {
   const duplicates = duplicateKeys(text);
   const strictErrors = [...st.unknown, ...duplicates];
   if (strictErrors.length) {
-    logger?.warning(`Audit policy contains errors, falling back to lenient decoding: strict decoding error: ${strictErrors.join(', ')}`);
+    logger?.warning(
+      `Audit policy contains errors, falling back to lenient decoding: strict decoding error: ${strictErrors.join(', ')}`,
+    );
   }
 
   const errs = validatePolicy(policy);
@@ -214,7 +275,9 @@ export async function loadPolicyFromFile(fs: FileSystem, path: string, logger?: 
   try {
     data = await fs.readFile(path);
   } catch (err) {
-    throw new PolicyError(`failed to read file path ${goQuote(path)}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PolicyError(
+      `failed to read file path ${goQuote(path)}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   try {
     return loadPolicyFromBytes(new TextDecoder().decode(data), logger);
@@ -256,9 +319,14 @@ export function validatePolicy(policy: Policy): string[] {
     }
     (rule.nonResourceURLs ?? []).forEach((url, j) => {
       if (url === '*') return;
-      if (!url.startsWith('/')) errs.push(`${p}.nonResourceURLs[${j}]: Invalid value: ${goQuote(url)}: non-resource URL rules must begin with a '/' character`);
+      if (!url.startsWith('/'))
+        errs.push(
+          `${p}.nonResourceURLs[${j}]: Invalid value: ${goQuote(url)}: non-resource URL rules must begin with a '/' character`,
+        );
       if (url !== '' && url.slice(0, -1).includes('*')) {
-        errs.push(`${p}.nonResourceURLs[${j}]: Invalid value: ${goQuote(url)}: non-resource URL wildcards '*' must be the final character of the rule`);
+        errs.push(
+          `${p}.nonResourceURLs[${j}]: Invalid value: ${goQuote(url)}: non-resource URL wildcards '*' must be the final character of the rule`,
+        );
       }
     });
     for (const gr of rule.resources ?? []) {
@@ -270,12 +338,16 @@ export function validatePolicy(policy: Policy): string[] {
         if (msgs.length) errs.push(`${p}.resources.group: Invalid value: ${goQuote(g)}: ${msgs.join(',')}`);
       }
       if (gr.resourceNames?.length && !gr.resources?.length) {
-        errs.push(`${p}.resources.resourceNames: Invalid value: ${goStringSlice(gr.resourceNames)}: using resourceNames requires at least one resource`);
+        errs.push(
+          `${p}.resources.resourceNames: Invalid value: ${goStringSlice(gr.resourceNames)}: using resourceNames requires at least one resource`,
+        );
       }
     }
     validateOmitStages(rule.omitStages, `${p}.omitStages`, errs);
     if (rule.nonResourceURLs?.length && (rule.resources?.length || rule.namespaces?.length)) {
-      errs.push(`${p}.nonResourceURLs: Invalid value: ${goStringSlice(rule.nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`);
+      errs.push(
+        `${p}.nonResourceURLs: Invalid value: ${goStringSlice(rule.nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`,
+      );
     }
   });
   return errs;
@@ -298,8 +370,14 @@ export function newPolicyRuleEvaluator(policy: Policy): PolicyRuleEvaluator {
     omitStages: [...new Set([...policyOmit, ...(rule.omitStages ?? [])])],
     omitManagedFields: rule.omitManagedFields ?? policyOmitManaged,
   }));
-  const defaultConfig: RequestAuditConfig = Object.freeze({ level: 'None', omitStages: policyOmit, omitManagedFields: policyOmitManaged });
-  const configs = rules.map((r) => Object.freeze({ level: r.rule.level, omitStages: r.omitStages, omitManagedFields: r.omitManagedFields }));
+  const defaultConfig: RequestAuditConfig = Object.freeze({
+    level: 'None',
+    omitStages: policyOmit,
+    omitManagedFields: policyOmitManaged,
+  });
+  const configs = rules.map((r) =>
+    Object.freeze({ level: r.rule.level, omitStages: r.omitStages, omitManagedFields: r.omitManagedFields }),
+  );
   return {
     evaluatePolicyRule(attrs) {
       for (let i = 0; i < rules.length; i++) {
@@ -311,7 +389,11 @@ export function newPolicyRuleEvaluator(policy: Policy): PolicyRuleEvaluator {
 }
 
 /** A fixed level for every request (NewFakePolicyRuleEvaluator; tests and embedders). */
-export function fixedPolicyRuleEvaluator(level: Level, omitStages: Stage[] = [], omitManagedFields = false): PolicyRuleEvaluator {
+export function fixedPolicyRuleEvaluator(
+  level: Level,
+  omitStages: Stage[] = [],
+  omitManagedFields = false,
+): PolicyRuleEvaluator {
   const config: RequestAuditConfig = Object.freeze({ level, omitStages, omitManagedFields });
   return { evaluatePolicyRule: () => config };
 }

@@ -218,7 +218,8 @@ export function captureRequestObject(ctx: RequestContext, ac: AuditContext, d: A
  */
 export function dropUnhandledRequestObject(ac: AuditContext, status: number): void {
   if (!ac.requestObjectCaptured) return;
-  if (status === 429 || ac.annotations.get('authorization.k8s.io/decision') === 'forbid') ac.event.requestObject = undefined;
+  if (status === 429 || ac.annotations.get('authorization.k8s.io/decision') === 'forbid')
+    ac.event.requestObject = undefined;
 }
 
 function isValidJSON(text: string): boolean {
@@ -234,7 +235,12 @@ function isValidJSON(text: string): boolean {
  * Captures what the response writer would have logged: a Status error body becomes
  * responseStatus (Metadata and above); at RequestResponse an API object becomes responseObject.
  */
-export async function captureResponseObject(ctx: RequestContext, ac: AuditContext, response: Response, d: AuditDeps): Promise<void> {
+export async function captureResponseObject(
+  ctx: RequestContext,
+  ac: AuditContext,
+  response: Response,
+  d: AuditDeps,
+): Promise<void> {
   if (ac.responseObjectLogged || !response.body) return;
   const full = ac.event.level === 'RequestResponse';
   if (!full && response.status < 300) return;
@@ -251,6 +257,7 @@ export async function captureResponseObject(ctx: RequestContext, ac: AuditContex
     return;
   }
   // Only API objects are logged (written through the negotiated object writer).
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj) || typeof (obj as { kind?: unknown }).kind !== 'string') return;
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj) || typeof (obj as { kind?: unknown }).kind !== 'string')
+    return;
   logResponseObject(ctx, text);
 }

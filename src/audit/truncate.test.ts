@@ -9,14 +9,29 @@ import { discardLogger } from '../util/logger.ts';
 import type { AuditEvent } from './types.ts';
 
 const t = Date.UTC(2026, 6, 23) * 1000;
-const ev = (over: Partial<AuditEvent> = {}): AuditEvent => ({ level: 'RequestResponse', auditID: 'a', stage: 'ResponseComplete', requestURI: '/api', verb: 'create', user: {}, requestReceivedTimestamp: t, stageTimestamp: t, ...over });
+const ev = (over: Partial<AuditEvent> = {}): AuditEvent => ({
+  level: 'RequestResponse',
+  auditID: 'a',
+  stage: 'ResponseComplete',
+  requestURI: '/api',
+  verb: 'create',
+  user: {},
+  requestReceivedTimestamp: t,
+  stageTimestamp: t,
+  ...over,
+});
 
 test('truncate: big events lose their objects and say so; still too big → dropped and counted; batches split by size', () => {
   const sink = new MemoryBackend();
   const metrics = new AuditMetrics();
   const small = ev();
   const size = encodeEvent(small).length + 1;
-  const b = new TruncateBackend(sink, { maxEventSize: size + 200, maxBatchSize: 2 * size + 150 }, discardLogger, metrics);
+  const b = new TruncateBackend(
+    sink,
+    { maxEventSize: size + 200, maxBatchSize: 2 * size + 150 },
+    discardLogger,
+    metrics,
+  );
   const big = ev({ requestObject: JSON.stringify({ data: 'x'.repeat(500) }) });
   const huge = ev({ level: 'Metadata', requestURI: '/' + 'y'.repeat(1000) });
   assert.equal(b.processEvents([small, big, huge, small, small]), true);

@@ -45,7 +45,12 @@ export class TruncateBackend extends DelegatingBackend {
     for (let ev of events) {
       let s = size(ev);
       if (s > this.config.maxEventSize && !levelLess(ev.level, 'Request')) {
-        ev = { ...ev, requestObject: undefined, responseObject: undefined, annotations: { ...ev.annotations, 'audit.k8s.io/truncated': 'true' } };
+        ev = {
+          ...ev,
+          requestObject: undefined,
+          responseObject: undefined,
+          annotations: { ...ev.annotations, 'audit.k8s.io/truncated': 'true' },
+        };
         s = size(ev);
       }
       if (s > this.config.maxEventSize) {
@@ -63,7 +68,13 @@ export class TruncateBackend extends DelegatingBackend {
     }
     if (batch.length) results.push(this.delegate.processEvents(batch));
     if (impacted.length) {
-      handlePluginError(truncatePluginName, new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`), impacted, this.logger, this.metrics);
+      handlePluginError(
+        truncatePluginName,
+        new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`),
+        impacted,
+        this.logger,
+        this.metrics,
+      );
     }
     if (results.every((r) => typeof r === 'boolean')) return results.every(Boolean);
     return Promise.all(results).then((rs) => rs.every(Boolean));

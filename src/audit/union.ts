@@ -23,7 +23,9 @@ export class UnionBackend implements AuditBackend {
   }
   async run(stop: Promise<void>): Promise<void> {
     const results = await Promise.allSettled(this.backends.map(async (b) => b.run(stop)));
-    const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : []));
+    const errors = results.flatMap((r) =>
+      r.status === 'rejected' ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : [],
+    );
     if (errors.length) throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
   }
   async shutdown(): Promise<void> {
@@ -67,7 +69,12 @@ export class IgnoreErrorsBackend extends DelegatingBackend {
   readonly neverFails = true;
   processEvents(events: AuditEvent[]): boolean | Promise<boolean> {
     const r = this.delegate.processEvents(events);
-    return typeof r === 'boolean' ? true : r.then(() => true, () => true);
+    return typeof r === 'boolean'
+      ? true
+      : r.then(
+          () => true,
+          () => true,
+        );
   }
   override toString(): string {
     return `ignoreErrors<${this.delegate}>`;

@@ -34,7 +34,12 @@ async function receiver(port = 0): Promise<Receiver> {
     if (r.mode === 'hang') return new Promise<Response>(() => {});
     const raw = await c.req.text();
     if (r.mode === '500') return c.text('receiver is down', 500);
-    r.batches.push({ items: JSON.parse(raw).items, authorization: c.req.header('authorization') ?? null, contentType: c.req.header('content-type') ?? null, raw });
+    r.batches.push({
+      items: JSON.parse(raw).items,
+      authorization: c.req.header('authorization') ?? null,
+      contentType: c.req.header('content-type') ?? null,
+      raw,
+    });
     return c.json({});
   });
   const server: ServerType = await new Promise((resolve) => {
@@ -58,7 +63,16 @@ function logger(): Logger & { lines: string[] } {
 let seq = 0;
 function ev(): AuditEvent {
   const t = Date.UTC(2026, 6, 23) * 1000;
-  return { level: 'Metadata', auditID: `id-${++seq}`, stage: 'ResponseComplete', requestURI: '/api/v1/pods', verb: 'list', user: { username: 'alice' }, requestReceivedTimestamp: t, stageTimestamp: t };
+  return {
+    level: 'Metadata',
+    auditID: `id-${++seq}`,
+    stage: 'ResponseComplete',
+    requestURI: '/api/v1/pods',
+    verb: 'list',
+    user: { username: 'alice' },
+    requestReceivedTimestamp: t,
+    stageTimestamp: t,
+  };
 }
 
 function webhook(url: string, opts: { steps?: number; backoff?: number; timeout?: number } = {}) {
@@ -104,11 +118,20 @@ test('webhook: EventList batches of at most maxBatchSize, with the kubeconfig cr
     const events = Array.from({ length: 7 }, ev);
     for (const e of events) assert.equal(b.processEvents([e]), true);
     await until(() => r.batches.reduce((n, x) => n + x.items.length, 0) === 7);
-    assert.deepEqual(r.batches.map((x) => x.items.length), [3, 3, 1]);
-    assert.deepEqual(r.batches.flatMap((x) => x.items.map((i) => i.auditID)), events.map((e) => e.auditID));
+    assert.deepEqual(
+      r.batches.map((x) => x.items.length),
+      [3, 3, 1],
+    );
+    assert.deepEqual(
+      r.batches.flatMap((x) => x.items.map((i) => i.auditID)),
+      events.map((e) => e.auditID),
+    );
     assert.equal(r.batches[0]!.authorization, 'Bearer s3cret');
     assert.equal(r.batches[0]!.contentType, 'application/json');
-    assert.match(r.batches[2]!.raw, /^\{"kind":"EventList","apiVersion":"audit.k8s.io\/v1","metadata":\{\},"items":\[\{"kind":"Event",.*\]\}\n$/);
+    assert.match(
+      r.batches[2]!.raw,
+      /^\{"kind":"EventList","apiVersion":"audit.k8s.io\/v1","metadata":\{\},"items":\[\{"kind":"Event",.*\]\}\n$/,
+    );
     stop();
     await b.shutdown();
     assert.equal(metrics.droppedEvents, 0);
@@ -143,7 +166,10 @@ test('webhook: a receiver that keeps answering 500 — after the retries the bat
     assert.equal(await w.processEvents(events), false);
     assert.equal(r.hits, 3);
     assert.equal(metrics.errorTotal.get('webhook'), 2);
-    assert.match(log.lines[0]!, /^Error in audit plugin 'webhook' affecting 2 audit events: an error on the server \("receiver is down"\) has prevented the request from succeeding \(post code 500\)\nImpacted events:\n.* AUDIT: id="id-\d+" stage="ResponseComplete"/);
+    assert.match(
+      log.lines[0]!,
+      /^Error in audit plugin 'webhook' affecting 2 audit events: an error on the server \("receiver is down"\) has prevented the request from succeeding \(post code 500\)\nImpacted events:\n.* AUDIT: id="id-\d+" stage="ResponseComplete"/,
+    );
   } finally {
     await r.close();
   }
@@ -162,7 +188,10 @@ test('webhook: a receiver that refuses connections gets the backlog once it come
   const back = await receiver(port);
   try {
     await until(() => back.batches.length > 0);
-    assert.equal(back.batches.reduce((n, x) => n + x.items.length, 0), 5);
+    assert.equal(
+      back.batches.reduce((n, x) => n + x.items.length, 0),
+      5,
+    );
     stop();
     await b.shutdown();
     assert.equal(metrics.droppedEvents, 0);
@@ -208,7 +237,12 @@ test('buffered: a full buffer drops, counts and logs; the caller is not failed',
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const got: AuditEvent[] = [];
-  const slow = { processEvents: async (e: AuditEvent[]) => (await gate, got.push(...e), true), run() {}, async shutdown() {}, toString: () => 'slow' };
+  const slow = {
+    processEvents: async (e: AuditEvent[]) => (await gate, got.push(...e), true),
+    run() {},
+    async shutdown() {},
+    toString: () => 'slow',
+  };
   const b = new BufferedBackend(slow, batch({ bufferSize: 2, maxBatchSize: 1, asyncDelegate: false }), log, metrics);
   let stop!: () => void;
   await b.run(new Promise<void>((res) => (stop = res)));
@@ -231,8 +265,25 @@ test('buffered: a full buffer drops, counts and logs; the caller is not failed',
 
 test('buffered: shutdown delivers what is queued without waiting for maxBatchWait; throttling applies', async () => {
   const got: number[] = [];
-  const sink = { processEvents: (e: AuditEvent[]) => (got.push(e.length), true), run() {}, async shutdown() {}, toString: () => 'sink' };
-  const b = new BufferedBackend(sink, batch({ bufferSize: 1000, maxBatchSize: 100, maxBatchWait: 60_000, throttleEnable: true, throttleQPS: 1000, throttleBurst: 1 }), logger(), new AuditMetrics());
+  const sink = {
+    processEvents: (e: AuditEvent[]) => (got.push(e.length), true),
+    run() {},
+    async shutdown() {},
+    toString: () => 'sink',
+  };
+  const b = new BufferedBackend(
+    sink,
+    batch({
+      bufferSize: 1000,
+      maxBatchSize: 100,
+      maxBatchWait: 60_000,
+      throttleEnable: true,
+      throttleQPS: 1000,
+      throttleBurst: 1,
+    }),
+    logger(),
+    new AuditMetrics(),
+  );
   let stop!: () => void;
   await b.run(new Promise<void>((res) => (stop = res)));
   for (let i = 0; i < 250; i++) b.processEvents([ev()]);
@@ -243,7 +294,12 @@ test('buffered: shutdown delivers what is queued without waiting for maxBatchWai
 
 test('buffered: on edge (no run()), flush() sends the buffer now', async () => {
   const got: number[] = [];
-  const sink = { processEvents: (e: AuditEvent[]) => (got.push(e.length), true), run() {}, async shutdown() {}, toString: () => 'sink' };
+  const sink = {
+    processEvents: (e: AuditEvent[]) => (got.push(e.length), true),
+    run() {},
+    async shutdown() {},
+    toString: () => 'sink',
+  };
   const b = new BufferedBackend(sink, batch({ maxBatchSize: 400, maxBatchWait: 30_000 }), logger(), new AuditMetrics());
   b.processEvents([ev(), ev()]);
   b.processEvents([ev()]);
@@ -272,7 +328,8 @@ contexts:
 current-context: ctx
 `,
     '/k/token': 'abc\n',
-    '/k/basic.yaml': 'clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\nusers: [{name: u, user: {username: a, password: b}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+    '/k/basic.yaml':
+      'clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\nusers: [{name: u, user: {username: a, password: b}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
     '/k/empty.yaml': 'apiVersion: v1\nkind: Config\n',
     '/k/missing.yaml': 'current-context: nope\n',
   });
@@ -281,7 +338,15 @@ current-context: ctx
   assert.equal(c.authorization, 'Bearer abc');
   assert.match(c.tls.caData!, /BEGIN CERTIFICATE/);
   assert.equal((await loadWebhookKubeconfig(fs, '/k/basic.yaml')).authorization, `Basic ${btoa('a:b')}`);
-  await assert.rejects(loadWebhookKubeconfig(fs, '/k/empty.yaml'), { message: 'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable' });
-  await assert.rejects(loadWebhookKubeconfig(fs, '/k/missing.yaml'), { message: 'invalid configuration: [context was not found for specified context: nope, no server found for cluster ""]' });
-  await assert.rejects(loadWebhookKubeconfig(fs, '/k/none.yaml'), { message: 'open /k/none.yaml: no such file or directory' });
+  await assert.rejects(loadWebhookKubeconfig(fs, '/k/empty.yaml'), {
+    message:
+      'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
+  });
+  await assert.rejects(loadWebhookKubeconfig(fs, '/k/missing.yaml'), {
+    message:
+      'invalid configuration: [context was not found for specified context: nope, no server found for cluster ""]',
+  });
+  await assert.rejects(loadWebhookKubeconfig(fs, '/k/none.yaml'), {
+    message: 'open /k/none.yaml: no such file or directory',
+  });
 });

@@ -21,15 +21,25 @@ async function agnostic(
   const resp = await run();
   if (!resp) return null;
   if (resp.audiences?.length) {
-    throw new Error(`audience agnostic authenticator wrapped an authenticator that returned audiences: ${JSON.stringify(resp.audiences)}`);
+    throw new Error(
+      `audience agnostic authenticator wrapped an authenticator that returned audiences: ${JSON.stringify(resp.audiences)}`,
+    );
   }
   return { ...resp, audiences: auds };
 }
 
 export function wrapAudienceAgnosticToken(implicit: readonly string[], auth: TokenAuthenticator): TokenAuthenticator {
-  return { authenticateToken: (token, target) => agnostic(implicit, target, () => auth.authenticateToken(token, target)) };
+  return {
+    authenticateToken: (token, target) => agnostic(implicit, target, () => auth.authenticateToken(token, target)),
+  };
 }
 
-export function wrapAudienceAgnosticRequest(implicit: readonly string[], auth: RequestAuthenticator): RequestAuthenticator {
-  return { authenticateRequest: (ctx: RequestContext) => agnostic(implicit, audiencesFrom(ctx), () => auth.authenticateRequest(ctx)) };
+export function wrapAudienceAgnosticRequest(
+  implicit: readonly string[],
+  auth: RequestAuthenticator,
+): RequestAuthenticator {
+  return {
+    authenticateRequest: (ctx: RequestContext) =>
+      agnostic(implicit, audiencesFrom(ctx), () => auth.authenticateRequest(ctx)),
+  };
 }

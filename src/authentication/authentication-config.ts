@@ -11,7 +11,11 @@ export interface AuthenticationConfiguration {
   anonymous?: { enabled: boolean; conditions: { path: string }[] };
 }
 
-const apiVersions = ['apiserver.config.k8s.io/v1alpha1', 'apiserver.config.k8s.io/v1beta1', 'apiserver.config.k8s.io/v1'];
+const apiVersions = [
+  'apiserver.config.k8s.io/v1alpha1',
+  'apiserver.config.k8s.io/v1beta1',
+  'apiserver.config.k8s.io/v1',
+];
 const celUnsupported = 'CEL expressions are not supported by edge-apiserver yet; use claim-based mappings and rules';
 
 type Obj = Record<string, unknown>;
@@ -22,7 +26,10 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * Parses and validates the file (YAML or JSON). Throws an Error whose message lists every
  * field error, upstream style (`jwt[0].issuer.url: Required value`), aggregated as `[a, b]`.
  */
-export function parseAuthenticationConfiguration(text: string, disallowedIssuers: readonly string[] = []): AuthenticationConfiguration {
+export function parseAuthenticationConfiguration(
+  text: string,
+  disallowedIssuers: readonly string[] = [],
+): AuthenticationConfiguration {
   let doc: unknown;
   try {
     doc = parseYAML(text);
@@ -56,37 +63,58 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
       } catch {
         errs.push(`${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: url must be a valid URL`);
       }
-      if (u && u.protocol !== 'https:') errs.push(`${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: URL scheme must be https`);
-      if (u && (u.search || u.hash || u.username || u.password)) errs.push(`${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: URL must not contain a query, fragment or user info`);
+      if (u && u.protocol !== 'https:')
+        errs.push(`${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: URL scheme must be https`);
+      if (u && (u.search || u.hash || u.username || u.password))
+        errs.push(
+          `${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: URL must not contain a query, fragment or user info`,
+        );
       if (seen.has(url)) errs.push(`${p}.issuer.url: Duplicate value: ${JSON.stringify(url)}`);
       if (disallowedIssuers.includes(url)) {
-        errs.push(`${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: URL must not overlap with disallowed issuers: [${disallowedIssuers.join(' ')}]`);
+        errs.push(
+          `${p}.issuer.url: Invalid value: ${JSON.stringify(url)}: URL must not overlap with disallowed issuers: [${disallowedIssuers.join(' ')}]`,
+        );
       }
       seen.add(url);
     }
     const discoveryURL = str(iss.discoveryURL);
     if (discoveryURL !== undefined && discoveryURL !== '') {
       try {
-        if (new URL(discoveryURL).protocol !== 'https:') errs.push(`${p}.issuer.discoveryURL: Invalid value: ${JSON.stringify(discoveryURL)}: URL scheme must be https`);
+        if (new URL(discoveryURL).protocol !== 'https:')
+          errs.push(
+            `${p}.issuer.discoveryURL: Invalid value: ${JSON.stringify(discoveryURL)}: URL scheme must be https`,
+          );
       } catch {
         errs.push(`${p}.issuer.discoveryURL: Invalid value: ${JSON.stringify(discoveryURL)}: url must be a valid URL`);
       }
-      if (discoveryURL === url) errs.push(`${p}.issuer.discoveryURL: Invalid value: ${JSON.stringify(discoveryURL)}: discoveryURL must be different from URL`);
+      if (discoveryURL === url)
+        errs.push(
+          `${p}.issuer.discoveryURL: Invalid value: ${JSON.stringify(discoveryURL)}: discoveryURL must be different from URL`,
+        );
     }
-    const audiences = Array.isArray(iss.audiences) ? iss.audiences.filter((a): a is string => typeof a === 'string') : [];
-    if (!audiences.length) errs.push(`${p}.issuer.audiences: Required value: at least one ${p}.issuer.audiences is required`);
+    const audiences = Array.isArray(iss.audiences)
+      ? iss.audiences.filter((a): a is string => typeof a === 'string')
+      : [];
+    if (!audiences.length)
+      errs.push(`${p}.issuer.audiences: Required value: at least one ${p}.issuer.audiences is required`);
     audiences.forEach((a, k) => {
       if (!a) errs.push(`${p}.issuer.audiences[${k}]: Required value`);
     });
     const policy = str(iss.audienceMatchPolicy) ?? '';
     if (audiences.length > 1 && policy !== 'MatchAny') {
-      errs.push(`${p}.issuer.audienceMatchPolicy: Invalid value: ${JSON.stringify(policy)}: audienceMatchPolicy must be MatchAny for multiple audiences`);
+      errs.push(
+        `${p}.issuer.audienceMatchPolicy: Invalid value: ${JSON.stringify(policy)}: audienceMatchPolicy must be MatchAny for multiple audiences`,
+      );
     } else if (policy && policy !== 'MatchAny') {
-      errs.push(`${p}.issuer.audienceMatchPolicy: Invalid value: ${JSON.stringify(policy)}: audienceMatchPolicy must be empty or MatchAny for single audience`);
+      errs.push(
+        `${p}.issuer.audienceMatchPolicy: Invalid value: ${JSON.stringify(policy)}: audienceMatchPolicy must be empty or MatchAny for single audience`,
+      );
     }
     const ca = str(iss.certificateAuthority);
     if (ca !== undefined && ca !== '' && !ca.includes('-----BEGIN CERTIFICATE-----')) {
-      errs.push(`${p}.issuer.certificateAuthority: Invalid value: "<omitted>": data does not contain any valid RSA or ECDSA certificates`);
+      errs.push(
+        `${p}.issuer.certificateAuthority: Invalid value: "<omitted>": data does not contain any valid RSA or ECDSA certificates`,
+      );
     }
 
     const rules: { claim: string; requiredValue: string }[] = [];
@@ -94,7 +122,8 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
     rawRules.forEach((r: unknown, k: number) => {
       const rp = `${p}.claimValidationRules[${k}]`;
       if (!isObj(r)) return;
-      if (r.expression !== undefined) errs.push(`${rp}.expression: Invalid value: ${JSON.stringify(r.expression)}: ${celUnsupported}`);
+      if (r.expression !== undefined)
+        errs.push(`${rp}.expression: Invalid value: ${JSON.stringify(r.expression)}: ${celUnsupported}`);
       const claim = str(r.claim) ?? '';
       if (!claim && r.expression === undefined) errs.push(`${rp}: Required value: claim or expression is required`);
       if (claim) rules.push({ claim, requiredValue: str(r.requiredValue) ?? '' });
@@ -103,24 +132,33 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
     const cm = isObj(j.claimMappings) ? j.claimMappings : {};
     const username = isObj(cm.username) ? cm.username : {};
     const celIn = (o: Obj, field: string) => {
-      if (o.expression !== undefined) errs.push(`${p}.claimMappings.${field}.expression: Invalid value: ${JSON.stringify(o.expression)}: ${celUnsupported}`);
+      if (o.expression !== undefined)
+        errs.push(
+          `${p}.claimMappings.${field}.expression: Invalid value: ${JSON.stringify(o.expression)}: ${celUnsupported}`,
+        );
     };
     celIn(username, 'username');
     const uclaim = str(username.claim) ?? '';
-    if (!uclaim && username.expression === undefined) errs.push(`${p}.claimMappings.username: Required value: claim or expression is required`);
+    if (!uclaim && username.expression === undefined)
+      errs.push(`${p}.claimMappings.username: Required value: claim or expression is required`);
     if (uclaim && username.prefix === undefined) {
-      errs.push(`${p}.claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing`);
+      errs.push(
+        `${p}.claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing`,
+      );
     }
     const groups = isObj(cm.groups) ? cm.groups : undefined;
     if (groups) {
       celIn(groups, 'groups');
       if (groups.claim && groups.prefix === undefined) {
-        errs.push(`${p}.claimMappings.groups.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing`);
+        errs.push(
+          `${p}.claimMappings.groups.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing`,
+        );
       }
     }
     const uid = isObj(cm.uid) ? cm.uid : undefined;
     if (uid) celIn(uid, 'uid');
-    if (Array.isArray(cm.extra) && cm.extra.length) errs.push(`${p}.claimMappings.extra: Invalid value: ${cm.extra.length} mapping(s): ${celUnsupported}`);
+    if (Array.isArray(cm.extra) && cm.extra.length)
+      errs.push(`${p}.claimMappings.extra: Invalid value: ${cm.extra.length} mapping(s): ${celUnsupported}`);
     if (Array.isArray(j.userValidationRules) && j.userValidationRules.length) {
       errs.push(`${p}.userValidationRules: Invalid value: ${j.userValidationRules.length} rule(s): ${celUnsupported}`);
     }
@@ -133,7 +171,8 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
     if (policy) cfg.issuer.audienceMatchPolicy = policy;
     if (ca) cfg.issuer.certificateAuthority = ca;
     if (rules.length) cfg.claimValidationRules = rules;
-    if (groups && str(groups.claim)) cfg.claimMappings.groups = { claim: str(groups.claim), prefix: str(groups.prefix) ?? '' };
+    if (groups && str(groups.claim))
+      cfg.claimMappings.groups = { claim: str(groups.claim), prefix: str(groups.prefix) ?? '' };
     if (uid && str(uid.claim)) cfg.claimMappings.uid = { claim: str(uid.claim) };
     out.jwt.push(cfg);
   });
@@ -141,12 +180,16 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
   if (doc.anonymous !== undefined) {
     const a = isObj(doc.anonymous) ? doc.anonymous : {};
     const enabled = a.enabled === true;
-    const conditions = (Array.isArray(a.conditions) ? a.conditions : []).map((c: unknown) => ({ path: isObj(c) ? str(c.path) ?? '' : '' }));
-    if (!enabled && conditions.length) errs.push('anonymous.conditions: Invalid value: "": enabled should be set to true when conditions are defined');
+    const conditions = (Array.isArray(a.conditions) ? a.conditions : []).map((c: unknown) => ({
+      path: isObj(c) ? (str(c.path) ?? '') : '',
+    }));
+    if (!enabled && conditions.length)
+      errs.push('anonymous.conditions: Invalid value: "": enabled should be set to true when conditions are defined');
     const paths = new Set<string>();
     conditions.forEach((c, k) => {
       if (!c.path) errs.push(`anonymous.conditions[${k}].path: Required value`);
-      else if (paths.has(c.path)) errs.push(`anonymous.conditions[${k}].path: Duplicate value: ${JSON.stringify(c.path)}`);
+      else if (paths.has(c.path))
+        errs.push(`anonymous.conditions[${k}].path: Duplicate value: ${JSON.stringify(c.path)}`);
       paths.add(c.path);
     });
     out.anonymous = { enabled, conditions };

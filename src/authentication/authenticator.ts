@@ -33,7 +33,9 @@ export function requestFunc(fn: (ctx: RequestContext) => Promise<AuthenticatorRe
 }
 
 /** Wraps a function as a TokenAuthenticator (authenticator.TokenFunc). */
-export function tokenFunc(fn: (token: string, audiences?: readonly string[]) => Promise<AuthenticatorResponse | null>): TokenAuthenticator {
+export function tokenFunc(
+  fn: (token: string, audiences?: readonly string[]) => Promise<AuthenticatorResponse | null>,
+): TokenAuthenticator {
   return { authenticateToken: fn };
 }
 

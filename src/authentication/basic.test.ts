@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ctxFor } from './testing.ts';
-import { parseBearerToken, BearerTokenAuthenticator, WebSocketProtocolAuthenticator, extraSpaceWarning } from './bearertoken.ts';
+import {
+  parseBearerToken,
+  BearerTokenAuthenticator,
+  WebSocketProtocolAuthenticator,
+  extraSpaceWarning,
+} from './bearertoken.ts';
 import { AuthenticatedGroupAdder, UnionAuthenticator, UnionTokenAuthenticator } from './union.ts';
 import { AnonymousAuthenticator } from './anonymous.ts';
 import { tokenFunc, requestFunc, withAudiences } from './authenticator.ts';
@@ -30,7 +35,10 @@ test('BearerTokenAuthenticator: unknown token is an error, no header no opinion,
   const warnings: string[] = [];
   const a = new BearerTokenAuthenticator(alice, (_c, w) => warnings.push(w));
   assert.equal((await a.authenticateRequest(ctxFor({ authorization: 'Bearer tok' })))?.user.name, 'alice');
-  await assert.rejects(a.authenticateRequest(ctxFor({ authorization: 'Bearer nope' })), /^Error: invalid bearer token$/);
+  await assert.rejects(
+    a.authenticateRequest(ctxFor({ authorization: 'Bearer nope' })),
+    /^Error: invalid bearer token$/,
+  );
   assert.equal(await a.authenticateRequest(ctxFor({})), null);
   assert.equal(await a.authenticateRequest(ctxFor({ authorization: 'Bearer ' })), null);
   assert.equal(await a.authenticateRequest(ctxFor({ authorization: 'Bearer  tok' })), null);
@@ -43,7 +51,12 @@ test('BearerTokenAuthenticator: unknown token is an error, no header no opinion,
   // With the raw header lines (Node), Go's Header.Get semantics: the first line counts.
   const raw = ['Authorization', 'Bearer tok', 'authorization', 'Bearer other'];
   assert.equal((await a.authenticateRequest(ctxFor([...h], { rawHeaders: raw })))?.user.name, 'alice');
-  await assert.rejects(a.authenticateRequest(ctxFor([...h], { rawHeaders: ['Authorization', 'Bearer other', 'Authorization', 'Bearer tok'] })), /invalid bearer token/);
+  await assert.rejects(
+    a.authenticateRequest(
+      ctxFor([...h], { rawHeaders: ['Authorization', 'Bearer other', 'Authorization', 'Bearer tok'] }),
+    ),
+    /invalid bearer token/,
+  );
 });
 
 test('WebSocket protocol token', async () => {
@@ -53,24 +66,47 @@ test('WebSocket protocol token', async () => {
   const wctx = ctxFor({ ...up, 'sec-websocket-protocol': `${proto}, v4.channel.k8s.io` });
   assert.equal((await a.authenticateRequest(wctx))?.user.name, 'alice');
   assert.equal(wctx.request.headers.get('sec-websocket-protocol'), 'v4.channel.k8s.io');
-  await assert.rejects(a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': proto })), /missing additional subprotocol/);
-  await assert.rejects(a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': `${proto},${proto},x` })), /multiple base64.bearer/);
+  await assert.rejects(
+    a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': proto })),
+    /missing additional subprotocol/,
+  );
+  await assert.rejects(
+    a.authenticateRequest(ctxFor({ ...up, 'sec-websocket-protocol': `${proto},${proto},x` })),
+    /multiple base64.bearer/,
+  );
   assert.equal(await a.authenticateRequest(ctxFor({ 'sec-websocket-protocol': `${proto}, x` })), null); // not an upgrade
 });
 
 test('union: first success wins, errors aggregate; fail-on-error stops before anonymous', async () => {
-  const err = (m: string) => requestFunc(async () => { throw new Error(m); });
+  const err = (m: string) =>
+    requestFunc(async () => {
+      throw new Error(m);
+    });
   const none = requestFunc(async () => null);
   const ok = requestFunc(async () => ({ user: { name: 'bob' } }));
   assert.equal((await new UnionAuthenticator([err('a'), none, ok]).authenticateRequest(ctxFor()))?.user.name, 'bob');
-  await assert.rejects(new UnionAuthenticator([err('a'), none, err('b')]).authenticateRequest(ctxFor()), { message: '[a, b]' });
+  await assert.rejects(new UnionAuthenticator([err('a'), none, err('b')]).authenticateRequest(ctxFor()), {
+    message: '[a, b]',
+  });
   await assert.rejects(new UnionAuthenticator([err('a'), none]).authenticateRequest(ctxFor()), { message: 'a' });
   assert.equal(await new UnionAuthenticator([none, none]).authenticateRequest(ctxFor()), null);
-  const withAnon = new UnionAuthenticator([new UnionAuthenticator([none, err('bad token')]), new AnonymousAuthenticator()], true);
+  const withAnon = new UnionAuthenticator(
+    [new UnionAuthenticator([none, err('bad token')]), new AnonymousAuthenticator()],
+    true,
+  );
   await assert.rejects(withAnon.authenticateRequest(ctxFor()), /bad token/);
   const cleanAnon = new UnionAuthenticator([none, new AnonymousAuthenticator()], true);
-  assert.deepEqual((await cleanAnon.authenticateRequest(ctxFor()))?.user, { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] });
-  const tu = new UnionTokenAuthenticator([tokenFunc(async () => { throw new Error('x'); }), alice]);
+  assert.deepEqual((await cleanAnon.authenticateRequest(ctxFor()))?.user, {
+    name: 'system:anonymous',
+    uid: '',
+    groups: ['system:unauthenticated'],
+  });
+  const tu = new UnionTokenAuthenticator([
+    tokenFunc(async () => {
+      throw new Error('x');
+    }),
+    alice,
+  ]);
   assert.equal((await tu.authenticateToken('tok'))?.user.name, 'alice');
   await assert.rejects(tu.authenticateToken('zzz'), { message: 'x' });
 });
@@ -84,12 +120,26 @@ test('anonymous conditions restrict paths; audiences echoed', async () => {
 });
 
 test('AuthenticatedGroupAdder', async () => {
-  const mk = (user: { name: string; groups?: string[] }) => new AuthenticatedGroupAdder(requestFunc(async () => ({ user })));
-  assert.deepEqual((await mk({ name: 'a', groups: ['g'] }).authenticateRequest(ctxFor()))?.user.groups, ['g', 'system:authenticated']);
+  const mk = (user: { name: string; groups?: string[] }) =>
+    new AuthenticatedGroupAdder(requestFunc(async () => ({ user })));
+  assert.deepEqual((await mk({ name: 'a', groups: ['g'] }).authenticateRequest(ctxFor()))?.user.groups, [
+    'g',
+    'system:authenticated',
+  ]);
   assert.deepEqual((await mk({ name: 'a' }).authenticateRequest(ctxFor()))?.user.groups, ['system:authenticated']);
-  assert.deepEqual((await mk({ name: 'a', groups: ['system:authenticated'] }).authenticateRequest(ctxFor()))?.user.groups, ['system:authenticated']);
-  assert.deepEqual((await mk({ name: 'system:anonymous', groups: ['system:unauthenticated'] }).authenticateRequest(ctxFor()))?.user.groups, ['system:unauthenticated']);
-  assert.deepEqual((await mk({ name: 'x', groups: ['system:unauthenticated'] }).authenticateRequest(ctxFor()))?.user.groups, ['system:unauthenticated']);
+  assert.deepEqual(
+    (await mk({ name: 'a', groups: ['system:authenticated'] }).authenticateRequest(ctxFor()))?.user.groups,
+    ['system:authenticated'],
+  );
+  assert.deepEqual(
+    (await mk({ name: 'system:anonymous', groups: ['system:unauthenticated'] }).authenticateRequest(ctxFor()))?.user
+      .groups,
+    ['system:unauthenticated'],
+  );
+  assert.deepEqual(
+    (await mk({ name: 'x', groups: ['system:unauthenticated'] }).authenticateRequest(ctxFor()))?.user.groups,
+    ['system:unauthenticated'],
+  );
 });
 
 test('static tokens and loopback token', async () => {

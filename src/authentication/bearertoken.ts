@@ -1,12 +1,18 @@
 // Bearer token and WebSocket-protocol token extraction (request/bearertoken, request/websocket).
 
 import type { RequestContext } from '../endpoints/request/context.ts';
-import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator, type TokenAuthenticator } from './authenticator.ts';
+import {
+  audiencesFrom,
+  type AuthenticatorResponse,
+  type RequestAuthenticator,
+  type TokenAuthenticator,
+} from './authenticator.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
 import { headerValues } from './headers.ts';
 
 export const invalidTokenError = 'invalid bearer token';
-export const extraSpaceWarning = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
+export const extraSpaceWarning =
+  'the provided Authorization header contains extra space before the bearer token, and is ignored';
 
 /** Where the "extra space" warning goes; default: the request's Warning header (warning.AddWarning). */
 export type WarningSink = (ctx: RequestContext, text: string) => void;
@@ -59,7 +65,9 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
     // Go's Header.Get: the first Authorization line. Without raw headers the runtime joins
     // repeated lines ("a, b"), which never parses as a valid token: 401, fail closed.
-    const header = ctx.transport.rawHeaders ? (headerValues(ctx, 'authorization')[0] ?? null) : ctx.request.headers.get('authorization');
+    const header = ctx.transport.rawHeaders
+      ? (headerValues(ctx, 'authorization')[0] ?? null)
+      : ctx.request.headers.get('authorization');
     const token = parseBearerToken(header);
     if (token === undefined) return null;
     if (token === '') {
@@ -131,7 +139,8 @@ function isWebSocketUpgrade(h: Headers): boolean {
 }
 
 function decodeBase64URLNoPad(s: string): string {
-  if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) throw new Error('invalid base64 in websocket bearer token protocol');
+  if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1)
+    throw new Error('invalid base64 in websocket bearer token protocol');
   const b64 = s.replace(/-/g, '+').replace(/_/g, '/');
   const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
   const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));

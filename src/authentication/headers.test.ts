@@ -22,7 +22,13 @@ class ImmutableRequest extends Request {
 }
 
 test('deleteRequestHeaders rebuilds the request when its headers are immutable', async () => {
-  const ctx = newRequestContext(new ImmutableRequest('https://h/x', { method: 'POST', body: 'payload', headers: { authorization: 'Bearer t', 'x-remote-extra-a': '1', accept: 'a/b' } }));
+  const ctx = newRequestContext(
+    new ImmutableRequest('https://h/x', {
+      method: 'POST',
+      body: 'payload',
+      headers: { authorization: 'Bearer t', 'x-remote-extra-a': '1', accept: 'a/b' },
+    }),
+  );
   assert.throws(() => ctx.request.headers.delete('accept'));
   deleteRequestHeaders(ctx, ['authorization'], ['x-remote-extra-']);
   assert.equal(ctx.request.headers.get('authorization'), null);
@@ -34,10 +40,25 @@ test('deleteRequestHeaders rebuilds the request when its headers are immutable',
 
 test('headerValues and prefixes: raw lines when known, Fetch Headers otherwise', () => {
   const raw = ['X-Remote-Group', 'a, b', 'x-remote-group', 'c', 'X-Remote-Extra-K', 'v'];
-  const withRaw = newRequestContext(new Request('https://h/', { headers: [['x-remote-group', 'a, b'], ['x-remote-group', 'c']] }), { rawHeaders: raw });
+  const withRaw = newRequestContext(
+    new Request('https://h/', {
+      headers: [
+        ['x-remote-group', 'a, b'],
+        ['x-remote-group', 'c'],
+      ],
+    }),
+    { rawHeaders: raw },
+  );
   assert.deepEqual(headerValues(withRaw, 'X-REMOTE-GROUP'), ['a, b', 'c']);
   assert.deepEqual(headerNamesWithPrefix(withRaw, 'X-Remote-Extra-'), ['x-remote-extra-k']);
-  const without = newRequestContext(new Request('https://h/', { headers: [['x-remote-group', 'a, b'], ['x-remote-group', 'c']] }));
+  const without = newRequestContext(
+    new Request('https://h/', {
+      headers: [
+        ['x-remote-group', 'a, b'],
+        ['x-remote-group', 'c'],
+      ],
+    }),
+  );
   assert.deepEqual(headerValues(without, 'x-remote-group'), ['a, b, c']);
   assert.deepEqual(headerValues(without, 'missing'), []);
 });

@@ -11,7 +11,12 @@ import { parseAuthenticationConfiguration, legacyOIDCConfig } from './authentica
 const rsa = await generateKeyPair('RS256', { extractable: true });
 const es = await generateKeyPair('ES256', { extractable: true });
 const stranger = await generateKeyPair('RS256', { extractable: true });
-const jwks = { keys: [{ ...(await exportJWK(rsa.publicKey)), kid: 'rsa1', alg: 'RS256', use: 'sig' }, { ...(await exportJWK(es.publicKey)), kid: 'es1', alg: 'ES256', use: 'sig' }] };
+const jwks = {
+  keys: [
+    { ...(await exportJWK(rsa.publicKey)), kid: 'rsa1', alg: 'RS256', use: 'sig' },
+    { ...(await exportJWK(es.publicKey)), kid: 'es1', alg: 'ES256', use: 'sig' },
+  ],
+};
 const knobs = { jwksDelay: 0, jwksDown: false, discoveryIssuer: '' };
 let jwksFetches = 0;
 let discoveryFetches = 0;
@@ -34,10 +39,18 @@ after(() => server.close());
 const config = (over: Partial<JWTAuthenticatorConfig['claimMappings']> = {}): JWTAuthenticatorConfig => ({
   issuer: { url: issuer, audiences: ['kubernetes', 'other'], audienceMatchPolicy: 'MatchAny' },
   claimValidationRules: [{ claim: 'hd', requiredValue: 'example.com' }],
-  claimMappings: { username: { claim: 'sub', prefix: 'oidc:' }, groups: { claim: 'groups', prefix: 'oidc:' }, uid: { claim: 'uid' }, ...over },
+  claimMappings: {
+    username: { claim: 'sub', prefix: 'oidc:' },
+    groups: { claim: 'groups', prefix: 'oidc:' },
+    uid: { claim: 'uid' },
+    ...over,
+  },
 });
 
-function sign(claims: Record<string, unknown>, opts: { kid?: string; alg?: string; key?: CryptoKey; exp?: number | string; nbf?: number } = {}) {
+function sign(
+  claims: Record<string, unknown>,
+  opts: { kid?: string; alg?: string; key?: CryptoKey; exp?: number | string; nbf?: number } = {},
+) {
   const j = new SignJWT({ iss: issuer, aud: 'kubernetes', sub: 'alice', hd: 'example.com', ...claims })
     .setProtectedHeader({ alg: opts.alg ?? 'RS256', kid: opts.kid ?? 'rsa1' })
     .setIssuedAt()
@@ -50,7 +63,9 @@ test('OIDC: discovery + JWKS from a real issuer; claims mapped with prefixes; ke
   const a = new JWTAuthenticator(config());
   const r = await a.authenticateToken(await sign({ groups: ['dev', 'ops'], uid: 'u-1' }));
   assert.deepEqual(r, { user: { name: 'oidc:alice', groups: ['oidc:dev', 'oidc:ops'], uid: 'u-1' } });
-  const r2 = await a.authenticateToken(await sign({ groups: 'solo' }, { alg: 'ES256', kid: 'es1', key: es.privateKey }));
+  const r2 = await a.authenticateToken(
+    await sign({ groups: 'solo' }, { alg: 'ES256', kid: 'es1', key: es.privateKey }),
+  );
   assert.deepEqual(r2!.user.groups, ['oidc:solo']);
   const before = jwksFetches;
   for (let i = 0; i < 3; i++) await a.authenticateToken(await sign({}));
@@ -61,19 +76,40 @@ test('OIDC: discovery + JWKS from a real issuer; claims mapped with prefixes; ke
 test('OIDC: bad tokens are errors (401), other issuers no opinion', async () => {
   const a = new JWTAuthenticator(config());
   await a.authenticateToken(await sign({})); // warm
-  assert.equal(await a.authenticateToken(await new SignJWT({ iss: 'https://elsewhere', aud: 'kubernetes' }).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey)), null);
+  assert.equal(
+    await a.authenticateToken(
+      await new SignJWT({ iss: 'https://elsewhere', aud: 'kubernetes' })
+        .setProtectedHeader({ alg: 'RS256' })
+        .sign(rsa.privateKey),
+    ),
+    null,
+  );
   assert.equal(await a.authenticateToken('abc.def.ghi'), null); // payload is not JSON: no issuer
   // Oversized tokens are not parsed at all (→ "invalid bearer token" upstream of here).
   assert.equal(await a.authenticateToken(await sign({ pad: 'x'.repeat(300_000) })), null);
-  await assert.rejects(a.authenticateToken(await sign({ aud: 'nope' })), { message: 'oidc: verify token: oidc: expected audience in ["kubernetes" "other"] got ["nope"]' });
-  await assert.rejects(a.authenticateToken(await sign({}, { exp: Math.floor(Date.now() / 1000) - 120 })), /^Error: oidc: verify token: oidc: token is expired \(Token Expiry: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC\)$/);
+  await assert.rejects(a.authenticateToken(await sign({ aud: 'nope' })), {
+    message: 'oidc: verify token: oidc: expected audience in ["kubernetes" "other"] got ["nope"]',
+  });
+  await assert.rejects(
+    a.authenticateToken(await sign({}, { exp: Math.floor(Date.now() / 1000) - 120 })),
+    /^Error: oidc: verify token: oidc: token is expired \(Token Expiry: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC\)$/,
+  );
   // Within the small clock skew: accepted.
   assert.ok(await a.authenticateToken(await sign({}, { exp: Math.floor(Date.now() / 1000) - 3 })));
-  await assert.rejects(a.authenticateToken(await sign({}, { nbf: Math.floor(Date.now() / 1000) + 600 })), /before the nbf \(not before\) time/);
-  await assert.rejects(a.authenticateToken(await sign({}, { key: stranger.privateKey })), { message: 'oidc: verify token: failed to verify signature: failed to verify id token signature' });
+  await assert.rejects(
+    a.authenticateToken(await sign({}, { nbf: Math.floor(Date.now() / 1000) + 600 })),
+    /before the nbf \(not before\) time/,
+  );
+  await assert.rejects(a.authenticateToken(await sign({}, { key: stranger.privateKey })), {
+    message: 'oidc: verify token: failed to verify signature: failed to verify id token signature',
+  });
   await assert.rejects(a.authenticateToken(await sign({}, { kid: 'unknown' })), /failed to verify id token signature/);
-  const none = new UnsecuredJWT({ iss: issuer, aud: 'kubernetes', sub: 'root', hd: 'example.com' }).setExpirationTime('1h').encode();
-  await assert.rejects(a.authenticateToken(none), { message: `oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256" "RS384" "RS512" "ES256" "ES384" "ES512" "PS256" "PS384" "PS512"] got "none"` });
+  const none = new UnsecuredJWT({ iss: issuer, aud: 'kubernetes', sub: 'root', hd: 'example.com' })
+    .setExpirationTime('1h')
+    .encode();
+  await assert.rejects(a.authenticateToken(none), {
+    message: `oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256" "RS384" "RS512" "ES256" "ES384" "ES512" "PS256" "PS384" "PS512"] got "none"`,
+  });
   const hmacWithPublicKey = await new SignJWT({ iss: issuer, aud: 'kubernetes', sub: 'root', hd: 'example.com' })
     .setProtectedHeader({ alg: 'HS256', kid: 'rsa1' })
     .setExpirationTime('1h')
@@ -82,17 +118,27 @@ test('OIDC: bad tokens are errors (401), other issuers no opinion', async () => 
   const good = await sign({});
   const [, p, s] = good.split('.');
   await assert.rejects(a.authenticateToken(`!!!.${p}.${s}`), /oidc: malformed jwt/);
-  await assert.rejects(a.authenticateToken(await sign({ hd: 'evil.com' })), { message: 'oidc: required claim hd value does not match. Got = evil.com, want = example.com' });
+  await assert.rejects(a.authenticateToken(await sign({ hd: 'evil.com' })), {
+    message: 'oidc: required claim hd value does not match. Got = evil.com, want = example.com',
+  });
   await assert.rejects(a.authenticateToken(await sign({ hd: undefined })), /required claim hd not present/);
   await assert.rejects(a.authenticateToken(await sign({ groups: 7 })), /parse groups claim "groups"/);
-  await assert.rejects(a.authenticateToken(await sign({ sub: undefined })), /parse username claims "sub": claim not present/);
+  await assert.rejects(
+    a.authenticateToken(await sign({ sub: undefined })),
+    /parse username claims "sub": claim not present/,
+  );
 });
 
 test('OIDC: email claim requires email_verified when present', async () => {
   const a = new JWTAuthenticator(config({ username: { claim: 'email', prefix: '' } }));
-  assert.equal((await a.authenticateToken(await sign({ email: 'a@example.com', email_verified: true })))!.user.name, 'a@example.com');
+  assert.equal(
+    (await a.authenticateToken(await sign({ email: 'a@example.com', email_verified: true })))!.user.name,
+    'a@example.com',
+  );
   assert.equal((await a.authenticateToken(await sign({ email: 'b@example.com' })))!.user.name, 'b@example.com');
-  await assert.rejects(a.authenticateToken(await sign({ email: 'c@example.com', email_verified: false })), { message: 'oidc: email not verified' });
+  await assert.rejects(a.authenticateToken(await sign({ email: 'c@example.com', email_verified: false })), {
+    message: 'oidc: email not verified',
+  });
 });
 
 test('OIDC: JWKS down, JWKS slow, discovery mismatch', async () => {
@@ -107,14 +153,23 @@ test('OIDC: JWKS down, JWKS slow, discovery mismatch', async () => {
     knobs.jwksDelay = 0;
     knobs.discoveryIssuer = 'https://impostor';
     const mism = new JWTAuthenticator(config(), { initRetry: 60_000 });
-    await assert.rejects(mism.authenticateToken(await sign({})), /is not initialized: oidc: issuer did not match the issuer returned by provider, expected ".*" got "https:\/\/impostor"/);
+    await assert.rejects(
+      mism.authenticateToken(await sign({})),
+      /is not initialized: oidc: issuer did not match the issuer returned by provider, expected ".*" got "https:\/\/impostor"/,
+    );
     knobs.discoveryIssuer = '';
     // Inside the retry window the failure is remembered without refetching.
     const n = discoveryFetches;
     await assert.rejects(mism.authenticateToken(await sign({})), /is not initialized/);
     assert.equal(discoveryFetches, n);
-    const unreachable = new JWTAuthenticator({ ...config(), issuer: { url: 'http://127.0.0.1:1', audiences: ['kubernetes'] } });
-    const t = await new SignJWT({ iss: 'http://127.0.0.1:1', aud: 'kubernetes', sub: 'x' }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('1h').sign(rsa.privateKey);
+    const unreachable = new JWTAuthenticator({
+      ...config(),
+      issuer: { url: 'http://127.0.0.1:1', audiences: ['kubernetes'] },
+    });
+    const t = await new SignJWT({ iss: 'http://127.0.0.1:1', aud: 'kubernetes', sub: 'x' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setExpirationTime('1h')
+      .sign(rsa.privateKey);
     await assert.rejects(unreachable.authenticateToken(t), /is not initialized: oidc: fetch discovery document/);
   } finally {
     knobs.jwksDown = false;
@@ -146,12 +201,20 @@ anonymous:
   assert.deepEqual(ok.jwt[0], {
     issuer: { url: 'https://issuer.example.com', audiences: ['a', 'b'], audienceMatchPolicy: 'MatchAny' },
     claimValidationRules: [{ claim: 'hd', requiredValue: 'example.com' }],
-    claimMappings: { username: { claim: 'email', prefix: '' }, groups: { claim: 'groups', prefix: 'oidc:' }, uid: { claim: 'sub' } },
+    claimMappings: {
+      username: { claim: 'email', prefix: '' },
+      groups: { claim: 'groups', prefix: 'oidc:' },
+      uid: { claim: 'sub' },
+    },
   });
   assert.deepEqual(ok.anonymous, { enabled: true, conditions: [{ path: '/livez' }, { path: '/readyz' }] });
-  assert.throws(() => parseAuthenticationConfiguration('apiVersion: v1\nkind: Pod\n'), { message: 'no kind "Pod" is registered for version "v1"' });
+  assert.throws(() => parseAuthenticationConfiguration('apiVersion: v1\nkind: Pod\n'), {
+    message: 'no kind "Pod" is registered for version "v1"',
+  });
   assert.throws(
-    () => parseAuthenticationConfiguration(`
+    () =>
+      parseAuthenticationConfiguration(
+        `
 apiVersion: apiserver.config.k8s.io/v1beta1
 kind: AuthenticationConfiguration
 jwt:
@@ -164,7 +227,9 @@ jwt:
     username: {expression: 'claims.sub'}
     extra: [{key: k, valueExpression: 'claims.x'}]
   userValidationRules: [{expression: 'true'}]
-`, ['https://x']),
+`,
+        ['https://x'],
+      ),
     {
       message:
         '[jwt[0].issuer.url: Invalid value: "http://insecure": URL scheme must be https, ' +
@@ -180,10 +245,20 @@ jwt:
 });
 
 test('legacy --oidc-* flags: username prefix rules', () => {
-  const base = { issuerURL: 'https://i', clientID: 'c', usernameClaim: 'sub', usernamePrefix: '', groupsClaim: '', groupsPrefix: '', requiredClaims: {} };
+  const base = {
+    issuerURL: 'https://i',
+    clientID: 'c',
+    usernameClaim: 'sub',
+    usernamePrefix: '',
+    groupsClaim: '',
+    groupsPrefix: '',
+    requiredClaims: {},
+  };
   assert.equal(legacyOIDCConfig(base).claimMappings.username.prefix, 'https://i#');
   assert.equal(legacyOIDCConfig({ ...base, usernameClaim: 'email' }).claimMappings.username.prefix, '');
   assert.equal(legacyOIDCConfig({ ...base, usernamePrefix: '-' }).claimMappings.username.prefix, '');
   assert.equal(legacyOIDCConfig({ ...base, usernamePrefix: 'p:' }).claimMappings.username.prefix, 'p:');
-  assert.deepEqual(legacyOIDCConfig({ ...base, requiredClaims: { hd: 'x' } }).claimValidationRules, [{ claim: 'hd', requiredValue: 'x' }]);
+  assert.deepEqual(legacyOIDCConfig({ ...base, requiredClaims: { hd: 'x' } }).claimValidationRules, [
+    { claim: 'hd', requiredValue: 'x' },
+  ]);
 });

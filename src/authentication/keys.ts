@@ -54,7 +54,7 @@ function readTLV(b: Uint8Array, off: number): TLV {
 
 function children(b: Uint8Array, t: TLV): TLV[] {
   const out: TLV[] = [];
-  for (let p = t.start; p < t.end; ) {
+  for (let p = t.start; p < t.end;) {
     const c = readTLV(b, p);
     out.push(c);
     p = c.end;
@@ -137,7 +137,10 @@ function sec1ToPKCS8(sec1: Uint8Array): Uint8Array {
 }
 
 /** The key algorithm (and curve) of an SPKI or PKCS#8 AlgorithmIdentifier. */
-function keyAlgorithm(b: Uint8Array, pkcs8: boolean): { kind: 'rsa' } | { kind: 'ec'; crv: string; alg: PublicKeyEntry['alg'] } {
+function keyAlgorithm(
+  b: Uint8Array,
+  pkcs8: boolean,
+): { kind: 'rsa' } | { kind: 'ec'; crv: string; alg: PublicKeyEntry['alg'] } {
   const top = children(b, readTLV(b, 0));
   const algId = top[pkcs8 ? 1 : 0]!;
   const [oidT, paramT] = children(b, algId);
@@ -194,7 +197,8 @@ async function privateFromPKCS8(pkcs8: Uint8Array): Promise<SigningKey> {
   const params = webCryptoParams(a);
   const privateKey = await crypto.subtle.importKey('pkcs8', pkcs8 as BufferSource, params, true, ['sign']);
   const jwk = await crypto.subtle.exportKey('jwk', privateKey);
-  const pubJwk: JsonWebKey = a.kind === 'rsa' ? { kty: 'RSA', n: jwk.n, e: jwk.e } : { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const pubJwk: JsonWebKey =
+    a.kind === 'rsa' ? { kty: 'RSA', n: jwk.n, e: jwk.e } : { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y };
   const pub = await crypto.subtle.importKey('jwk', pubJwk, params, true, ['verify']);
   const spki = new Uint8Array(await crypto.subtle.exportKey('spki', pub));
   return { ...(await publicEntry(spki)), privateKey };
@@ -212,7 +216,11 @@ export async function parsePublicKeysPEM(pem: string): Promise<PublicKeyEntry[]>
         keys.push(await publicEntry(pkcs1PublicToSPKI(b.der)));
         break;
       case 'CERTIFICATE':
-        keys.push(await publicEntry(new Uint8Array(new x509.X509Certificate(b.der as Uint8Array<ArrayBuffer>).publicKey.rawData)));
+        keys.push(
+          await publicEntry(
+            new Uint8Array(new x509.X509Certificate(b.der as Uint8Array<ArrayBuffer>).publicKey.rawData),
+          ),
+        );
         break;
       case 'PRIVATE KEY':
       case 'RSA PRIVATE KEY':
@@ -236,7 +244,8 @@ function parsePrivateKeyBlock(b: PemBlock): Promise<SigningKey> {
 /** ParsePrivateKeyPEM: the first private key of a PEM file, with its public half. */
 export async function parsePrivateKeyPEM(pem: string): Promise<SigningKey> {
   for (const b of pemBlocks(pem)) {
-    if (b.type === 'PRIVATE KEY' || b.type === 'RSA PRIVATE KEY' || b.type === 'EC PRIVATE KEY') return parsePrivateKeyBlock(b);
+    if (b.type === 'PRIVATE KEY' || b.type === 'RSA PRIVATE KEY' || b.type === 'EC PRIVATE KEY')
+      return parsePrivateKeyBlock(b);
   }
   throw new Error('data does not contain a valid RSA or ECDSA private key');
 }

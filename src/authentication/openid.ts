@@ -14,9 +14,15 @@ export interface OpenIDMetadata {
 }
 
 /** NewOpenIDMetadata: throws upstream's errors when discovery cannot be served. */
-export function newOpenIDMetadata(issuerURL: string, jwksURI: string, defaultExternalAddress: string, keys: PublicKeyEntry[]): OpenIDMetadata {
+export function newOpenIDMetadata(
+  issuerURL: string,
+  jwksURI: string,
+  defaultExternalAddress: string,
+  keys: PublicKeyEntry[],
+): OpenIDMetadata {
   if (!issuerURL) throw new Error('empty issuer URL');
-  if (!jwksURI && !defaultExternalAddress) throw new Error('either the JWKS URI or the default external address, or both, must be set');
+  if (!jwksURI && !defaultExternalAddress)
+    throw new Error('either the JWKS URI or the default external address, or both, must be set');
   if (!keys.length) throw new Error('no keys provided for validating keyset');
   let iss: URL;
   try {
@@ -42,7 +48,7 @@ export function newOpenIDMetadata(issuerURL: string, jwksURI: string, defaultExt
 /** go-jose JSONWebKey field order: use, kty, kid, crv, alg, x, y, n, e. */
 function publicJWK(k: PublicKeyEntry): Record<string, string> {
   const j = k.jwk;
-  const out: Record<string, string> = { use: 'sig', kty: j.kty! , kid: k.kid };
+  const out: Record<string, string> = { use: 'sig', kty: j.kty!, kid: k.kid };
   if (j.crv) out.crv = j.crv;
   out.alg = k.alg;
   if (j.x) out.x = j.x;
@@ -58,7 +64,17 @@ export function openIDMetadataInstaller(md: OpenIDMetadata): (server: RouteTarge
     const h = server.handler;
     h.registerWebService(openIDConfigPath);
     h.registerWebService(jwksPath);
-    h.goRestfulContainer.get(openIDConfigPath, () => new Response(md.configJSON, { headers: { 'content-type': 'application/json', 'cache-control': cacheControl } }));
-    h.goRestfulContainer.get(jwksPath, () => new Response(md.publicKeysetJSON, { headers: { 'content-type': 'application/jwk-set+json', 'cache-control': cacheControl } }));
+    h.goRestfulContainer.get(
+      openIDConfigPath,
+      () =>
+        new Response(md.configJSON, { headers: { 'content-type': 'application/json', 'cache-control': cacheControl } }),
+    );
+    h.goRestfulContainer.get(
+      jwksPath,
+      () =>
+        new Response(md.publicKeysetJSON, {
+          headers: { 'content-type': 'application/jwk-set+json', 'cache-control': cacheControl },
+        }),
+    );
   };
 }

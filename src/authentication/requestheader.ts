@@ -94,6 +94,9 @@ function firstHeaderValue(ctx: RequestContext, names: readonly string[]): string
 }
 
 /** headerrequest.NewDynamicVerifyOptionsSecure: the front-proxy authenticator behind the verifier. */
-export function newSecureRequestHeaderAuthenticator(ca: CAProvider | CertPool, c: RequestHeaderConfig): RequestAuthenticator {
+export function newSecureRequestHeaderAuthenticator(
+  ca: CAProvider | CertPool,
+  c: RequestHeaderConfig,
+): RequestAuthenticator {
   return new X509Verifier(ca, c.allowedClientNames, new RequestHeaderAuthenticator(c));
 }

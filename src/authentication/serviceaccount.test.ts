@@ -17,7 +17,11 @@ const ec = await generateKeyPair('ES256', { extractable: true });
 const ecPEM = await exportPKCS8(ec.privateKey);
 const signing = await parsePrivateKeyPEM(rsaPEM);
 const keys = [...(await parsePublicKeysPEM(await exportSPKI(rsa.publicKey))), ...(await parsePublicKeysPEM(ecPEM))];
-const sa = new ServiceAccountTokenAuthenticator({ issuers: [issuer, 'https://old.example'], keys, implicitAudiences: [issuer] });
+const sa = new ServiceAccountTokenAuthenticator({
+  issuers: [issuer, 'https://old.example'],
+  keys,
+  implicitAudiences: [issuer],
+});
 const base = { signingKey: signing, issuer, namespace: 'default', name: 'builder', uid: 'sa-uid' };
 
 test('keys: PKCS#8, SPKI, PKCS#1 and SEC1 forms give the same kid', async () => {
@@ -40,7 +44,12 @@ test('keys: PKCS#8, SPKI, PKCS#1 and SEC1 forms give the same kid', async () => 
 });
 
 test('minted token authenticates with upstream identity, groups, extra and audiences', async () => {
-  const token = await mintServiceAccountToken({ ...base, pod: { name: 'p', uid: 'pu' }, node: { name: 'n1', uid: 'nu' }, jti: 'j1' });
+  const token = await mintServiceAccountToken({
+    ...base,
+    pod: { name: 'p', uid: 'pu' },
+    node: { name: 'n1', uid: 'nu' },
+    jti: 'j1',
+  });
   const r = await sa.authenticateToken(token, [issuer]);
   assert.deepEqual(r, {
     user: {
@@ -57,7 +66,12 @@ test('minted token authenticates with upstream identity, groups, extra and audie
     },
     audiences: [issuer],
   });
-  const ecToken = await mintServiceAccountToken({ ...base, signingKey: ecPEM, issuer: 'https://old.example', audiences: [issuer] });
+  const ecToken = await mintServiceAccountToken({
+    ...base,
+    signingKey: ecPEM,
+    issuer: 'https://old.example',
+    audiences: [issuer],
+  });
   assert.equal((await sa.authenticateToken(ecToken))!.user.name, 'system:serviceaccount:default:builder');
 });
 
@@ -68,10 +82,18 @@ test('service-account token failures', async () => {
   assert.equal(await sa.authenticateToken('a.!!!.c'), null);
   assert.equal(await sa.authenticateToken('x'.repeat(300_000)), null);
   // alg none and HS256 signed with the public key (algorithm confusion): never accepted.
-  const none = new UnsecuredJWT({ iss: issuer, sub: 'system:serviceaccount:default:x', 'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'x' } } }).encode();
+  const none = new UnsecuredJWT({
+    iss: issuer,
+    sub: 'system:serviceaccount:default:x',
+    'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'x' } },
+  }).encode();
   assert.equal(await sa.authenticateToken(none), null);
   const spkiBytes = new TextEncoder().encode(await exportSPKI(rsa.publicKey));
-  const hs = await new SignJWT({ iss: issuer, aud: [issuer], 'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'x' } } })
+  const hs = await new SignJWT({
+    iss: issuer,
+    aud: [issuer],
+    'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'x' } },
+  })
     .setProtectedHeader({ alg: 'HS256', kid: signing.kid })
     .sign(spkiBytes);
   assert.equal(await sa.authenticateToken(hs), null);
@@ -83,18 +105,32 @@ test('service-account token failures', async () => {
   const other = await generateKeyPair('RS256', { extractable: true });
   const foreign = await mintServiceAccountToken({ ...base, signingKey: await exportPKCS8(other.privateKey) });
   await assert.rejects(sa.authenticateToken(foreign), /error in cryptographic primitive/);
-  await assert.rejects(sa.authenticateToken(await mintServiceAccountToken({ ...base, audiences: ['vault'] }), [issuer]), {
-    message: `token audiences ["vault"] is invalid for the target audiences ["${issuer}"]`,
-  });
+  await assert.rejects(
+    sa.authenticateToken(await mintServiceAccountToken({ ...base, audiences: ['vault'] }), [issuer]),
+    {
+      message: `token audiences ["vault"] is invalid for the target audiences ["${issuer}"]`,
+    },
+  );
   const past = Date.now() - 7200_000;
-  await assert.rejects(sa.authenticateToken(await mintServiceAccountToken({ ...base, now: past })), { message: 'service account token has expired' });
+  await assert.rejects(sa.authenticateToken(await mintServiceAccountToken({ ...base, now: past })), {
+    message: 'service account token has expired',
+  });
   // Within the 60s leeway: accepted.
   assert.ok(await sa.authenticateToken(await mintServiceAccountToken({ ...base, now: Date.now() - 3630_000 })));
-  await assert.rejects(sa.authenticateToken(await mintServiceAccountToken({ ...base, now: Date.now() + 600_000 })), { message: 'service account token is not valid yet' });
-  const noPrivate = await new SignJWT({ iss: issuer, aud: [issuer], sub: 'x' }).setProtectedHeader({ alg: 'RS256', kid: signing.kid }).setExpirationTime('1h').sign(signing.privateKey);
+  await assert.rejects(sa.authenticateToken(await mintServiceAccountToken({ ...base, now: Date.now() + 600_000 })), {
+    message: 'service account token is not valid yet',
+  });
+  const noPrivate = await new SignJWT({ iss: issuer, aud: [issuer], sub: 'x' })
+    .setProtectedHeader({ alg: 'RS256', kid: signing.kid })
+    .setExpirationTime('1h')
+    .sign(signing.privateKey);
   await assert.rejects(sa.authenticateToken(noPrivate), /unexpected private claim/);
   // Unknown kid falls back to trying every key of the algorithm.
-  const unknownKid = await new SignJWT({ iss: issuer, aud: [issuer], 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'a', uid: 'u' } } })
+  const unknownKid = await new SignJWT({
+    iss: issuer,
+    aud: [issuer],
+    'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'a', uid: 'u' } },
+  })
     .setProtectedHeader({ alg: 'RS256', kid: 'nope' })
     .setExpirationTime('1h')
     .sign(signing.privateKey);
@@ -102,7 +138,9 @@ test('service-account token failures', async () => {
 });
 
 test('OpenID discovery documents', async () => {
-  assert.throws(() => newOpenIDMetadata('http://insecure', '', 'h', keys), { message: 'issuer URL must use https scheme, got: http://insecure' });
+  assert.throws(() => newOpenIDMetadata('http://insecure', '', 'h', keys), {
+    message: 'issuer URL must use https scheme, got: http://insecure',
+  });
   assert.throws(() => newOpenIDMetadata(issuer, '', '', keys), /either the JWKS URI/);
   const md = newOpenIDMetadata(issuer, '', '10.0.0.1:6443', keys);
   const c = complete(newConfig({ logger: discardLogger, routeInstallers: [openIDMetadataInstaller(md)] }));
@@ -124,14 +162,21 @@ test('OpenID discovery documents', async () => {
 });
 
 test('end to end through the filter: SA token in, Authorization stripped', async () => {
-  const c = complete(newConfig({ logger: discardLogger, authentication: { apiAudiences: [issuer], authenticator: new BearerTokenAuthenticator(sa) } }));
+  const c = complete(
+    newConfig({
+      logger: discardLogger,
+      authentication: { apiAudiences: [issuer], authenticator: new BearerTokenAuthenticator(sa) },
+    }),
+  );
   let user;
   const h = withAuthentication((ctx) => {
     user = ctx.user;
     return new Response('ok');
   }, c);
   const token = await mintServiceAccountToken(base);
-  const res = await h(newRequestContext(new Request('https://h/api', { headers: { authorization: `Bearer ${token}` } })));
+  const res = await h(
+    newRequestContext(new Request('https://h/api', { headers: { authorization: `Bearer ${token}` } })),
+  );
   assert.equal(res.status, 200);
   assert.equal((user as unknown as { name: string }).name, 'system:serviceaccount:default:builder');
 });

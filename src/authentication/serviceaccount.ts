@@ -8,7 +8,12 @@ import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import type { UserInfo } from '../endpoints/request/context.ts';
 import { intersectAudiences, type AuthenticatorResponse, type TokenAuthenticator } from './authenticator.ts';
 import { parsePrivateKeyPEM, type PublicKeyEntry, type SigningKey } from './keys.ts';
-import { allServiceAccountsGroup, credentialIDKey, serviceAccountGroupPrefix, serviceAccountUsernamePrefix } from './user.ts';
+import {
+  allServiceAccountsGroup,
+  credentialIDKey,
+  serviceAccountGroupPrefix,
+  serviceAccountUsernamePrefix,
+} from './user.ts';
 
 export const podNameKey = 'authentication.kubernetes.io/pod-name';
 export const podUIDKey = 'authentication.kubernetes.io/pod-uid';
@@ -126,7 +131,13 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       }
     }
     if (!payloadBytes) {
-      throw new Error(errors.length ? (errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`) : 'no keys could verify the token');
+      throw new Error(
+        errors.length
+          ? errors.length === 1
+            ? errors[0]!
+            : `[${errors.join(', ')}]`
+          : 'no keys could verify the token',
+      );
     }
     const claims = JSON.parse(decoder.decode(payloadBytes)) as Record<string, unknown>;
 
@@ -135,7 +146,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const target = requested ?? this.implicit;
     const auds = intersectAudiences(tokenAuds, target);
     if (auds.length === 0 && this.implicit.length !== 0) {
-      throw new Error(`token audiences ${goQuoteList(tokenAuds)} is invalid for the target audiences ${goQuoteList(target)}`);
+      throw new Error(
+        `token audiences ${goQuoteList(tokenAuds)} is invalid for the target audiences ${goQuoteList(target)}`,
+      );
     }
 
     const user = this.validate(claims);
@@ -150,14 +163,19 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const iat = num(c.iat);
     if (exp !== undefined && now > exp + leewaySeconds) throw new Error('service account token has expired');
     if (nbf !== undefined && now < nbf - leewaySeconds) throw new Error('service account token is not valid yet');
-    if (iat !== undefined && now < iat - leewaySeconds) throw new Error('service account token is issued in the future');
+    if (iat !== undefined && now < iat - leewaySeconds)
+      throw new Error('service account token is issued in the future');
     const k = c['kubernetes.io'] as KubernetesClaims | undefined;
-    if (!k || typeof k !== 'object') throw new Error('service account token claims could not be validated due to unexpected private claim');
+    if (!k || typeof k !== 'object')
+      throw new Error('service account token claims could not be validated due to unexpected private claim');
     const ns = k.namespace;
     const sa = k.serviceaccount;
-    if (!ns || !sa?.name) throw new Error('service account token claims could not be validated due to unexpected private claim');
+    if (!ns || !sa?.name)
+      throw new Error('service account token claims could not be validated due to unexpected private claim');
     if (typeof c.sub === 'string' && c.sub !== makeUsername(ns, sa.name)) {
-      throw new Error('service account token claims could not be validated: subject does not match the service account');
+      throw new Error(
+        'service account token claims could not be validated: subject does not match the service account',
+      );
     }
     const user: UserInfo = { name: makeUsername(ns, sa.name), uid: sa.uid ?? '', groups: makeGroupNames(ns) };
     const extra: Record<string, string[]> = {};

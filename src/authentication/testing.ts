@@ -2,7 +2,11 @@
 
 import { newRequestContext, type RequestContext, type Transport } from '../endpoints/request/context.ts';
 
-export function ctxFor(headers: Record<string, string> | [string, string][] = {}, transport?: Transport, url = 'https://example.test/api'): RequestContext {
+export function ctxFor(
+  headers: Record<string, string> | [string, string][] = {},
+  transport?: Transport,
+  url = 'https://example.test/api',
+): RequestContext {
   return newRequestContext(new Request(url, { headers }), transport);
 }
 
@@ -22,7 +26,13 @@ export interface TestCert {
 
 async function finish(cert: x509.X509Certificate, keys: CryptoKeyPair): Promise<TestCert> {
   const pkcs8 = await crypto.subtle.exportKey('pkcs8', keys.privateKey);
-  return { cert, keys, der: new Uint8Array(cert.rawData), pem: cert.toString('pem'), keyPem: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY') };
+  return {
+    cert,
+    keys,
+    der: new Uint8Array(cert.rawData),
+    pem: cert.toString('pem'),
+    keyPem: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'),
+  };
 }
 
 /** A self-signed CA. */
@@ -37,7 +47,10 @@ export async function makeCA(name = 'CN=test-ca', opts: { notBefore?: Date; notA
     signingAlgorithm: ecAlg,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -48,7 +61,15 @@ export async function makeCA(name = 'CN=test-ca', opts: { notBefore?: Date; notA
 export async function makeCert(
   issuer: TestCert,
   subject: string,
-  opts: { ca?: boolean; eku?: string[] | null; notBefore?: Date; notAfter?: Date; serial?: string; dns?: string[]; ips?: string[] } = {},
+  opts: {
+    ca?: boolean;
+    eku?: string[] | null;
+    notBefore?: Date;
+    notAfter?: Date;
+    serial?: string;
+    dns?: string[];
+    ips?: string[];
+  } = {},
 ): Promise<TestCert> {
   const keys = (await crypto.subtle.generateKey(ecAlg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const extensions: x509.Extension[] = [
@@ -56,11 +77,20 @@ export async function makeCert(
     await x509.AuthorityKeyIdentifierExtension.create(issuer.keys.publicKey),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
   ];
-  if (opts.ca) extensions.push(new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true));
-  else extensions.push(new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true));
+  if (opts.ca)
+    extensions.push(
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
+    );
+  else
+    extensions.push(
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+    );
   const eku = opts.eku === undefined ? (opts.ca ? null : [x509.ExtendedKeyUsage.clientAuth]) : opts.eku;
   if (eku) extensions.push(new x509.ExtendedKeyUsageExtension(eku));
-  const san = [...(opts.dns ?? []).map((value) => ({ type: 'dns' as const, value })), ...(opts.ips ?? []).map((value) => ({ type: 'ip' as const, value }))];
+  const san = [
+    ...(opts.dns ?? []).map((value) => ({ type: 'dns' as const, value })),
+    ...(opts.ips ?? []).map((value) => ({ type: 'ip' as const, value })),
+  ];
   if (san.length) extensions.push(new x509.SubjectAlternativeNameExtension(san));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: opts.serial ?? '0a',

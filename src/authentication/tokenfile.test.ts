@@ -3,14 +3,15 @@ import assert from 'node:assert/strict';
 import { parseTokenFile, readGoCSV, newTokenFileAuthenticator } from './tokenfile.ts';
 
 test('token file: rows, groups, quotes, blank lines, CRLF, extra columns', async () => {
-  const text = [
-    'tok1,alice,1',
-    '',
-    'tok2,bob,2,"dev,ops"',
-    'tok3,"carol ""c""",3,single,ignored',
-    ' tok4,dave,4', // leading space is part of the token
-    'tok5,eve,5,',
-  ].join('\r\n') + '\r\n';
+  const text =
+    [
+      'tok1,alice,1',
+      '',
+      'tok2,bob,2,"dev,ops"',
+      'tok3,"carol ""c""",3,single,ignored',
+      ' tok4,dave,4', // leading space is part of the token
+      'tok5,eve,5,',
+    ].join('\r\n') + '\r\n';
   const m = parseTokenFile(text, '/t.csv');
   assert.deepEqual(m.get('tok1'), { name: 'alice', uid: '1' });
   assert.deepEqual(m.get('tok2'), { name: 'bob', uid: '2', groups: ['dev', 'ops'] });
@@ -38,9 +39,16 @@ test('token file errors carry file:line', () => {
   assert.throws(() => parseTokenFile('a,b,c\nonly,two\n', '/etc/t.csv'), {
     message: "/etc/t.csv:2: token file '/etc/t.csv' must have at least 3 columns (token, user name, user uid), found 2",
   });
-  assert.throws(() => parseTokenFile('a,b,c\n\nto"k,u,1\n', '/t.csv'), { message: '/t.csv:3: parse error on line 3, column 3: bare " in non-quoted-field' });
-  assert.throws(() => parseTokenFile('"tok" x,u,1\n', '/t.csv'), { message: '/t.csv:1: parse error on line 1, column 6: extraneous or missing " in quoted-field' });
-  assert.throws(() => parseTokenFile('a,b,c\n"unterminated,u,1\n', '/t.csv'), /^Error: \/t\.csv:2: parse error on line 2, column \d+: extraneous or missing " in quoted-field$/);
+  assert.throws(() => parseTokenFile('a,b,c\n\nto"k,u,1\n', '/t.csv'), {
+    message: '/t.csv:3: parse error on line 3, column 3: bare " in non-quoted-field',
+  });
+  assert.throws(() => parseTokenFile('"tok" x,u,1\n', '/t.csv'), {
+    message: '/t.csv:1: parse error on line 1, column 6: extraneous or missing " in quoted-field',
+  });
+  assert.throws(
+    () => parseTokenFile('a,b,c\n"unterminated,u,1\n', '/t.csv'),
+    /^Error: \/t\.csv:2: parse error on line 2, column \d+: extraneous or missing " in quoted-field$/,
+  );
 });
 
 test('CSV: quoted field spanning lines keeps the start line', () => {

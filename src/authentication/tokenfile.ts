@@ -108,7 +108,9 @@ export function parseTokenFile(text: string, path: string, logger?: Logger): Map
   let recordNum = 0;
   for (const { fields, line } of records) {
     if (fields.length < 3) {
-      throw new Error(`${path}:${line}: token file '${path}' must have at least 3 columns (token, user name, user uid), found ${fields.length}`);
+      throw new Error(
+        `${path}:${line}: token file '${path}' must have at least 3 columns (token, user name, user uid), found ${fields.length}`,
+      );
     }
     recordNum++;
     const [token, name, uid] = fields as [string, string, string];
@@ -116,7 +118,8 @@ export function parseTokenFile(text: string, path: string, logger?: Logger): Map
       logger?.warning(`empty token has been found in token file '${path}', record number '${recordNum}'`);
       continue;
     }
-    if (tokens.has(token)) logger?.warning(`duplicate token has been found in token file '${path}', record number '${recordNum}'`);
+    if (tokens.has(token))
+      logger?.warning(`duplicate token has been found in token file '${path}', record number '${recordNum}'`);
     const user: UserInfo = { name, uid };
     if (fields.length >= 4) user.groups = fields[3]!.split(',');
     tokens.set(token, user);
@@ -125,6 +128,10 @@ export function parseTokenFile(text: string, path: string, logger?: Logger): Map
 }
 
 /** tokenfile.NewCSV. */
-export async function newTokenFileAuthenticator(text: string, path: string, logger?: Logger): Promise<StaticTokenAuthenticator> {
+export async function newTokenFileAuthenticator(
+  text: string,
+  path: string,
+  logger?: Logger,
+): Promise<StaticTokenAuthenticator> {
   return StaticTokenAuthenticator.create(parseTokenFile(text, path, logger));
 }

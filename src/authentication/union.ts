@@ -71,7 +71,8 @@ export class UnionAuthenticator implements RequestAuthenticator {
  */
 export function unionBeforeAnonymous(bearer: RequestAuthenticator, auth: RequestAuthenticator): RequestAuthenticator {
   if (auth instanceof AnonymousAuthenticator) return new UnionAuthenticator([bearer, auth], true);
-  const last = auth instanceof UnionAuthenticator && auth.failOnError ? auth.handlers[auth.handlers.length - 1] : undefined;
+  const last =
+    auth instanceof UnionAuthenticator && auth.failOnError ? auth.handlers[auth.handlers.length - 1] : undefined;
   if (last instanceof AnonymousAuthenticator) {
     const chain = auth instanceof UnionAuthenticator ? auth.handlers.slice(0, -1) : [];
     return new UnionAuthenticator([new UnionAuthenticator([bearer, ...chain]), last], true);
@@ -116,7 +117,8 @@ export class AuthenticatedGroupAdder implements RequestAuthenticator {
     if (!resp) return resp;
     const u = resp.user;
     const groups = u.groups ?? [];
-    if (u.name === anonymousUser || groups.includes(allAuthenticated) || groups.includes(allUnauthenticated)) return resp;
+    if (u.name === anonymousUser || groups.includes(allAuthenticated) || groups.includes(allUnauthenticated))
+      return resp;
     return { ...resp, user: { ...u, groups: [...groups, allAuthenticated] } };
   }
 }

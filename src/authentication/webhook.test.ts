@@ -21,7 +21,11 @@ app.post('/authenticate', async (c) => {
   seen.push(review);
   const status =
     review.spec.token === 'good'
-      ? { authenticated: true, user: { username: 'jane', uid: '42', groups: ['dev'], extra: { scopes: ['a'] } }, audiences: review.spec.audiences }
+      ? {
+          authenticated: true,
+          user: { username: 'jane', uid: '42', groups: ['dev'], extra: { scopes: ['a'] } },
+          audiences: review.spec.audiences,
+        }
       : review.spec.token === 'explain'
         ? { authenticated: false, error: 'token revoked' }
         : { authenticated: false };
@@ -62,7 +66,9 @@ test('kubeconfig: server, CA data, token file', async () => {
 test('TokenReview: authenticated, denied, denied with error, audiences', async () => {
   const client = await loadWebhookKubeconfig(fs, '/etc/webhook.yaml');
   const w = new WebhookTokenAuthenticator({ client, implicitAudiences: ['api'], retryInitial: 5 });
-  assert.deepEqual(await w.authenticateToken('good'), { user: { name: 'jane', uid: '42', groups: ['dev'], extra: { scopes: ['a'] } } });
+  assert.deepEqual(await w.authenticateToken('good'), {
+    user: { name: 'jane', uid: '42', groups: ['dev'], extra: { scopes: ['a'] } },
+  });
   assert.deepEqual(seen.at(-1), {
     kind: 'TokenReview',
     apiVersion: 'authentication.k8s.io/v1',
@@ -76,18 +82,32 @@ test('TokenReview: authenticated, denied, denied with error, audiences', async (
   failures = 2;
   assert.equal((await w.authenticateToken('good'))!.user.name, 'jane'); // retried through two 503s
   failures = 10;
-  await assert.rejects(new WebhookTokenAuthenticator({ client, retryInitial: 1, retrySteps: 3 }).authenticateToken('good'), /webhook token authentication failed: the server responded with status 503/);
-  failures = 0;
-  await assert.rejects(new WebhookTokenAuthenticator({ client: { ...client, authorization: 'Bearer wrong' } }).authenticateToken('good'), /status 401/);
   await assert.rejects(
-    new WebhookTokenAuthenticator({ client: { server: 'http://127.0.0.1:1/x', tls: {} }, retryInitial: 1, retrySteps: 2 }).authenticateToken('good'),
+    new WebhookTokenAuthenticator({ client, retryInitial: 1, retrySteps: 3 }).authenticateToken('good'),
+    /webhook token authentication failed: the server responded with status 503/,
+  );
+  failures = 0;
+  await assert.rejects(
+    new WebhookTokenAuthenticator({ client: { ...client, authorization: 'Bearer wrong' } }).authenticateToken('good'),
+    /status 401/,
+  );
+  await assert.rejects(
+    new WebhookTokenAuthenticator({
+      client: { server: 'http://127.0.0.1:1/x', tls: {} },
+      retryInitial: 1,
+      retrySteps: 2,
+    }).authenticateToken('good'),
     /^Error: webhook token authentication failed: Post "http:\/\/127\.0\.0\.1:1\/x": /,
   );
 });
 
 test('webhook results are cached for the TTL (denials too, errors not)', async () => {
   const client = await loadWebhookKubeconfig(fs, '/etc/webhook.yaml');
-  const w = new CachedTokenAuthenticator(new WebhookTokenAuthenticator({ client }), { successTTL: 120_000, failureTTL: 120_000, cacheErrors: false });
+  const w = new CachedTokenAuthenticator(new WebhookTokenAuthenticator({ client }), {
+    successTTL: 120_000,
+    failureTTL: 120_000,
+    cacheErrors: false,
+  });
   const n = seen.length;
   await w.authenticateToken('good');
   await w.authenticateToken('good');

@@ -39,7 +39,10 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   constructor(o: WebhookTokenAuthenticatorOptions) {
     this.o = { version: 'v1', implicitAudiences: [], retryInitial: 500, retrySteps: 5, timeout: 30_000, ...o };
     const f = o.fetch;
-    this.client = new WebhookClient(o.client, { requestTimeout: this.o.timeout, ...(f ? { fetch: (i, init) => f(i, init) } : {}) });
+    this.client = new WebhookClient(o.client, {
+      requestTimeout: this.o.timeout,
+      ...(f ? { fetch: (i, init) => f(i, init) } : {}),
+    });
   }
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
@@ -80,7 +83,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
         backoff,
         async () => {
           const r = await this.client.post(body);
-          if (r.status >= 500 || r.status === 429) throw new RetriableStatus(`the server responded with status ${r.status}`);
+          if (r.status >= 500 || r.status === 429)
+            throw new RetriableStatus(`the server responded with status ${r.status}`);
           return r;
         },
         (err) => err instanceof WebhookRequestError || err instanceof RetriableStatus,

@@ -52,10 +52,14 @@ function rfc3339(d: Date): string {
 
 function checkValidity(c: x509.X509Certificate, now: Date): void {
   if (now < c.notBefore) {
-    throw new CertificateInvalidError(`x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is before ${rfc3339(c.notBefore)}`);
+    throw new CertificateInvalidError(
+      `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is before ${rfc3339(c.notBefore)}`,
+    );
   }
   if (now > c.notAfter) {
-    throw new CertificateInvalidError(`x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is after ${rfc3339(c.notAfter)}`);
+    throw new CertificateInvalidError(
+      `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is after ${rfc3339(c.notAfter)}`,
+    );
   }
 }
 
@@ -95,7 +99,8 @@ export async function verifyClientCertificate(
   if (roots.has(leaf)) chain = [leaf];
   else chain = await build([leaf], intermediates, roots, now);
   if (!chain) throw new CertificateInvalidError('x509: certificate signed by unknown authority');
-  if (!chain.every(ekuAllows)) throw new CertificateInvalidError('x509: certificate specifies an incompatible key usage');
+  if (!chain.every(ekuAllows))
+    throw new CertificateInvalidError('x509: certificate specifies an incompatible key usage');
   return chain;
 }
 
@@ -253,7 +258,12 @@ export class X509Verifier implements RequestAuthenticator {
   private readonly allowedNames: () => readonly string[];
   private readonly inner: RequestAuthenticator;
   private readonly now: () => Date;
-  constructor(ca: CAProvider | CertPool, allowedNames: readonly string[] | (() => readonly string[]), inner: RequestAuthenticator, now = () => new Date()) {
+  constructor(
+    ca: CAProvider | CertPool,
+    allowedNames: readonly string[] | (() => readonly string[]),
+    inner: RequestAuthenticator,
+    now = () => new Date(),
+  ) {
     this.ca = ca instanceof CertPool ? () => ca : ca;
     this.allowedNames = typeof allowedNames === 'function' ? allowedNames : () => allowedNames;
     this.inner = inner;

@@ -5,7 +5,11 @@
 // (`<cert-dir>/admin.kubeconfig`, mode 0600), and the log says how to use it.
 
 import { parse as parseYAML, stringify as toYAML } from 'yaml';
-import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from '../authentication/authenticator.ts';
+import type {
+  AuthenticatorResponse,
+  RequestAuthenticator,
+  TokenAuthenticator,
+} from '../authentication/authenticator.ts';
 import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { unionBeforeAnonymous } from '../authentication/union.ts';
 import type { FileSystem } from '../util/filesystem.ts';
@@ -47,7 +51,10 @@ export function adminTokenAuthenticator(token: string, next: RequestAuthenticato
 /** A random 256-bit token, base64url. */
 export function newAdminToken(): string {
   const b = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...b)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...b))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** The kubeconfig kubectl uses with the admin token. */
@@ -59,7 +66,9 @@ export function adminKubeconfig(server: string, caPEM: string | undefined, token
     kind: 'Config',
     clusters: [{ name: 'edge-apiserver', cluster }],
     users: [{ name: adminUserName, user: { token } }],
-    contexts: [{ name: `${adminUserName}@edge-apiserver`, context: { cluster: 'edge-apiserver', user: adminUserName } }],
+    contexts: [
+      { name: `${adminUserName}@edge-apiserver`, context: { cluster: 'edge-apiserver', user: adminUserName } },
+    ],
     'current-context': `${adminUserName}@edge-apiserver`,
   });
 }
@@ -67,7 +76,9 @@ export function adminKubeconfig(server: string, caPEM: string | undefined, token
 /** The token of an existing admin kubeconfig (restarts keep the credential), if readable. */
 export async function existingAdminToken(fs: FileSystem, path: string): Promise<string | undefined> {
   try {
-    const doc = parseYAML(new TextDecoder().decode(await fs.readFile(path))) as { users?: { user?: { token?: unknown } }[] } | null;
+    const doc = parseYAML(new TextDecoder().decode(await fs.readFile(path))) as {
+      users?: { user?: { token?: unknown } }[];
+    } | null;
     const t = doc?.users?.[0]?.user?.token;
     return typeof t === 'string' && /^[A-Za-z0-9_-]{20,}$/.test(t) ? t : undefined;
   } catch {

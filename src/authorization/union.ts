@@ -35,7 +35,9 @@ export class UnionAuthorizer implements Authorizer {
       if (r.decision === 'Allow' || r.decision === 'Deny') return r;
     }
     const error = errors ? aggregateErrors(errors) : undefined;
-    return error ? { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '', error } : { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '' };
+    return error
+      ? { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '', error }
+      : { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '' };
   }
 }
 
@@ -58,6 +60,8 @@ export class UnionRuleResolver implements RuleResolver {
       nonResourceRules.push(...res.nonResourceRules);
     }
     const error = aggregateErrors(errors);
-    return error ? { resourceRules, nonResourceRules, incomplete, error } : { resourceRules, nonResourceRules, incomplete };
+    return error
+      ? { resourceRules, nonResourceRules, incomplete, error }
+      : { resourceRules, nonResourceRules, incomplete };
   }
 }

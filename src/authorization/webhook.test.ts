@@ -18,7 +18,11 @@ app.post('/authorize', async (c) => {
   seen.push({ body: await c.req.json(), auth: c.req.header('authorization') ?? null });
   switch (mode) {
     case 'allow':
-      return c.json({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', status: { allowed: true, reason: 'hook says yes' } });
+      return c.json({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        status: { allowed: true, reason: 'hook says yes' },
+      });
     case 'deny':
       return c.json({ status: { allowed: false, denied: true, reason: 'hook says no' } });
     case 'none':
@@ -28,7 +32,10 @@ app.post('/authorize', async (c) => {
     case '500':
       return c.text('boom', 500);
     case 'status403':
-      return c.json({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'webhook caller forbidden', code: 403 }, 403);
+      return c.json(
+        { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'webhook caller forbidden', code: 403 },
+        403,
+      );
     case 'slow':
       await new Promise((r) => setTimeout(r, 500));
       return c.json({ status: { allowed: true } });
@@ -44,7 +51,17 @@ after(() => server.close());
 
 const fastBackoff = { duration: 5, factor: 1, jitter: 0, steps: 3 };
 const attrs = (verb = 'get') =>
-  attributes({ verb, isResourceRequest: true, namespace: 'ns', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', subresource: 'scale', name: 'web', user: { name: 'alice', uid: 'u1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a'] } } });
+  attributes({
+    verb,
+    isResourceRequest: true,
+    namespace: 'ns',
+    apiGroup: 'apps',
+    apiVersion: 'v1',
+    resource: 'deployments',
+    subresource: 'scale',
+    name: 'web',
+    user: { name: 'alice', uid: 'u1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a'] } },
+  });
 
 test('kubeconfig: current context, token, file references', async () => {
   const kc = `apiVersion: v1
@@ -62,13 +79,24 @@ contexts:
   context: {cluster: hook, user: me}
 current-context: c
 `;
-  const cfg = await parseWebhookKubeconfig(kc, '/etc/hook/kubeconfig', async (p) => (p === '/etc/hook/ca.pem' ? 'PEM' : Promise.reject(new Error(`open ${p}`))));
+  const cfg = await parseWebhookKubeconfig(kc, '/etc/hook/kubeconfig', async (p) =>
+    p === '/etc/hook/ca.pem' ? 'PEM' : Promise.reject(new Error(`open ${p}`)),
+  );
   assert.deepEqual(cfg, { server: url, caData: 'PEM', token: 's3cret' });
-  await assert.rejects(parseWebhookKubeconfig('clusters: []', 'k', async () => ''), /invalid configuration: no server found for cluster in k/);
+  await assert.rejects(
+    parseWebhookKubeconfig('clusters: []', 'k', async () => ''),
+    /invalid configuration: no server found for cluster in k/,
+  );
 });
 
 test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 and v1beta1)', async () => {
-  const w = new WebhookAuthorizer({ client: { server: url, authorization: 'Bearer t', tls: {} }, version: 'v1', retryBackoff: fastBackoff, authorizedTTL: 0, unauthorizedTTL: 0 });
+  const w = new WebhookAuthorizer({
+    client: { server: url, authorization: 'Bearer t', tls: {} },
+    version: 'v1',
+    retryBackoff: fastBackoff,
+    authorizedTTL: 0,
+    unauthorizedTTL: 0,
+  });
   seen.length = 0;
   mode = 'allow';
   assert.deepEqual(await w.authorize(attrs()), { decision: 'Allow', reason: 'hook says yes' });
@@ -78,7 +106,15 @@ test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 an
     apiVersion: 'authorization.k8s.io/v1',
     metadata: { creationTimestamp: null },
     spec: {
-      resourceAttributes: { namespace: 'ns', verb: 'get', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' },
+      resourceAttributes: {
+        namespace: 'ns',
+        verb: 'get',
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+        subresource: 'scale',
+        name: 'web',
+      },
       user: 'alice',
       groups: ['dev', 'system:authenticated'],
       extra: { scopes: ['a'] },
@@ -94,9 +130,19 @@ test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 an
   const both = await w.authorize(attrs());
   assert.equal(both.decision, 'Deny');
   assert.equal(both.error?.message, 'webhook subject access review returned both allow and deny response');
-  const nonRes = subjectAccessReviewSpec(attributes({ verb: 'get', path: '/healthz', user: { name: 'x', groups: ['g'] } }), 'v1beta1');
+  const nonRes = subjectAccessReviewSpec(
+    attributes({ verb: 'get', path: '/healthz', user: { name: 'x', groups: ['g'] } }),
+    'v1beta1',
+  );
   assert.deepEqual(nonRes, { nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'x', group: ['g'] });
-  const ls = subjectAccessReviewSpec(attributes({ verb: 'list', isResourceRequest: true, resource: 'pods', labelSelector: 'tier in (web,api),app=x,!legacy,env,n>3' }));
+  const ls = subjectAccessReviewSpec(
+    attributes({
+      verb: 'list',
+      isResourceRequest: true,
+      resource: 'pods',
+      labelSelector: 'tier in (web,api),app=x,!legacy,env,n>3',
+    }),
+  );
   assert.deepEqual((ls.resourceAttributes as { labelSelector: unknown }).labelSelector, {
     requirements: [
       { key: 'app', operator: 'In', values: ['x'] },
@@ -105,7 +151,14 @@ test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 an
       { key: 'tier', operator: 'In', values: ['api', 'web'] },
     ],
   });
-  const fs = subjectAccessReviewSpec(attributes({ verb: 'list', isResourceRequest: true, resource: 'pods', fieldSelector: 'spec.nodeName=n1,metadata.name!=x' }));
+  const fs = subjectAccessReviewSpec(
+    attributes({
+      verb: 'list',
+      isResourceRequest: true,
+      resource: 'pods',
+      fieldSelector: 'spec.nodeName=n1,metadata.name!=x',
+    }),
+  );
   assert.deepEqual((fs.resourceAttributes as { fieldSelector: unknown }).fieldSelector, {
     requirements: [
       { key: 'metadata.name', operator: 'NotIn', values: ['x'] },
@@ -115,7 +168,13 @@ test('allow / deny / no opinion / both, with the SubjectAccessReview sent (v1 an
 });
 
 test('failures: 500 is retried then NoOpinion + error; garbage and 4xx are not retried; timeout', async () => {
-  const w = new WebhookAuthorizer({ client: { server: url, tls: {} }, retryBackoff: fastBackoff, requestTimeout: 100, authorizedTTL: 0, unauthorizedTTL: 0 });
+  const w = new WebhookAuthorizer({
+    client: { server: url, tls: {} },
+    retryBackoff: fastBackoff,
+    requestTimeout: 100,
+    authorizedTTL: 0,
+    unauthorizedTTL: 0,
+  });
   seen.length = 0;
   mode = '500';
   let r = await w.authorize(attrs());
@@ -139,7 +198,11 @@ test('failures: 500 is retried then NoOpinion + error; garbage and 4xx are not r
   assert.equal(r.error?.message, `Post "${url}": context deadline exceeded`);
   assert.ok(Date.now() - t0 < 2000);
   // failurePolicy Deny.
-  const deny = new WebhookAuthorizer({ client: { server: 'http://127.0.0.1:1/', tls: {} }, retryBackoff: { ...fastBackoff, steps: 1 }, decisionOnError: 'Deny' });
+  const deny = new WebhookAuthorizer({
+    client: { server: 'http://127.0.0.1:1/', tls: {} },
+    retryBackoff: { ...fastBackoff, steps: 1 },
+    decisionOnError: 'Deny',
+  });
   r = await deny.authorize(attrs());
   assert.equal(r.decision, 'Deny');
   assert.match(r.error!.message, /^Post "http:\/\/127\.0\.0\.1:1\/": /);
@@ -147,7 +210,13 @@ test('failures: 500 is retried then NoOpinion + error; garbage and 4xx are not r
 
 test('cache: authorized and unauthorized TTLs, keyed by the spec', async () => {
   let now = 1_000_000;
-  const w = new WebhookAuthorizer({ client: { server: url, tls: {} }, retryBackoff: fastBackoff, authorizedTTL: 60_000, unauthorizedTTL: 5_000, now: () => now });
+  const w = new WebhookAuthorizer({
+    client: { server: url, tls: {} },
+    retryBackoff: fastBackoff,
+    authorizedTTL: 60_000,
+    unauthorizedTTL: 5_000,
+    now: () => now,
+  });
   seen.length = 0;
   mode = 'allow';
   await w.authorize(attrs('get'));

@@ -38,7 +38,11 @@ export async function parseWebhookKubeconfig(
     c = await parseKubeconfig(text, file, readFile, { firstContextFallback: true });
   } catch (err) {
     const m = err instanceof Error ? err.message : String(err);
-    throw new Error(m.startsWith('error loading config file') ? `invalid configuration: ${file}: ${m.replace(/^.*?: yaml: /, '')}` : m);
+    throw new Error(
+      m.startsWith('error loading config file')
+        ? `invalid configuration: ${file}: ${m.replace(/^.*?: yaml: /, '')}`
+        : m,
+    );
   }
   const out: WebhookKubeconfigFields = { server: c.server };
   if (c.tls.caData) out.caData = c.tls.caData;
@@ -103,7 +107,9 @@ class WebhookError extends Error {
 }
 
 /** A request's field selector as SubjectAccessReview requirements (`=`/`==` → In, `!=` → NotIn). */
-function fieldSelectorRequirements(raw: string | undefined): { key: string; operator: string; values: string[] }[] | undefined {
+function fieldSelectorRequirements(
+  raw: string | undefined,
+): { key: string; operator: string; values: string[] }[] | undefined {
   if (!raw) return undefined;
   const terms = parseFieldSelector(raw);
   if (!terms?.length) return undefined;
@@ -115,7 +121,9 @@ function fieldSelectorRequirements(raw: string | undefined): { key: string; oper
  * `k notin (a)`, `k`, `!k` (Gt/Lt are dropped, as the webhook drops them). Sorted by key, values
  * sorted; undefined when the selector does not parse.
  */
-export function labelSelectorRequirements(raw: string | undefined): { key: string; operator: string; values?: string[] }[] | undefined {
+export function labelSelectorRequirements(
+  raw: string | undefined,
+): { key: string; operator: string; values?: string[] }[] | undefined {
   if (!raw || !raw.trim()) return undefined;
   const out: { key: string; operator: string; values?: string[] }[] = [];
   // Split on commas outside parentheses.
@@ -137,7 +145,10 @@ export function labelSelectorRequirements(raw: string | undefined): { key: strin
     let m: RegExpExecArray | null;
     if ((m = /^!\s*([^\s=!<>(),]+)$/.exec(t))) out.push({ key: m[1]!, operator: 'DoesNotExist' });
     else if ((m = /^([^\s=!<>(),]+)\s+(in|notin)\s*\(([^)]*)\)$/.exec(t))) {
-      const values = m[3]!.split(',').map((v) => v.trim()).sort();
+      const values = m[3]!
+        .split(',')
+        .map((v) => v.trim())
+        .sort();
       out.push({ key: m[1]!, operator: m[2] === 'in' ? 'In' : 'NotIn', values });
     } else if ((m = /^([^\s=!<>(),]+)\s*(==|=|!=)\s*([^\s=!<>(),]*)$/.exec(t))) {
       out.push({ key: m[1]!, operator: m[2] === '!=' ? 'NotIn' : 'In', values: [m[3]!] });
@@ -199,7 +210,10 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
       decisionOnError: options.decisionOnError ?? 'NoOpinion',
     };
     const f = options.fetchFactory?.(options.client.tls);
-    this.client = new WebhookClient(options.client, { requestTimeout: this.o.requestTimeout, ...(f ? { fetch: f } : {}) });
+    this.client = new WebhookClient(options.client, {
+      requestTimeout: this.o.requestTimeout,
+      ...(f ? { fetch: f } : {}),
+    });
     this.now = options.now ?? Date.now;
   }
 
@@ -218,7 +232,11 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
       try {
         status = await this.withRetries(spec);
       } catch (err) {
-        return { decision: this.o.decisionOnError, reason: '', error: err instanceof Error ? err : new Error(String(err)) };
+        return {
+          decision: this.o.decisionOnError,
+          reason: '',
+          error: err instanceof Error ? err : new Error(String(err)),
+        };
       }
       if (key.length < maxCacheKeyLength && this.o.authorizedTTL + this.o.unauthorizedTTL > 0) {
         const ttl = status.allowed ? this.o.authorizedTTL : this.o.unauthorizedTTL;
@@ -230,7 +248,11 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
     }
     const reason = status.reason ?? '';
     if (status.denied && status.allowed) {
-      return { decision: 'Deny', reason, error: new Error('webhook subject access review returned both allow and deny response') };
+      return {
+        decision: 'Deny',
+        reason,
+        error: new Error('webhook subject access review returned both allow and deny response'),
+      };
     }
     if (status.denied) return { decision: 'Deny', reason };
     if (status.allowed) return { decision: 'Allow', reason };
@@ -239,16 +261,31 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
 
   /** The webhook cannot list rules: incomplete, with upstream's error. */
   async rulesFor(): Promise<RulesResult> {
-    return { resourceRules: [], nonResourceRules: [], incomplete: true, error: new Error('webhook authorizer does not support user rule resolution') };
+    return {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      error: new Error('webhook authorizer does not support user rule resolution'),
+    };
   }
 
   private async withRetries(spec: Record<string, unknown>): Promise<SARStatus> {
-    return withExponentialBackoff(this.o.retryBackoff, () => this.post(spec), (err) => err instanceof WebhookError && err.retriable);
+    return withExponentialBackoff(
+      this.o.retryBackoff,
+      () => this.post(spec),
+      (err) => err instanceof WebhookError && err.retriable,
+    );
   }
 
   private async post(spec: Record<string, unknown>): Promise<SARStatus> {
     const apiVersion = `authorization.k8s.io/${this.o.version}`;
-    const body = JSON.stringify({ kind: 'SubjectAccessReview', apiVersion, metadata: { creationTimestamp: null }, spec, status: { allowed: false } });
+    const body = JSON.stringify({
+      kind: 'SubjectAccessReview',
+      apiVersion,
+      metadata: { creationTimestamp: null },
+      spec,
+      status: { allowed: false },
+    });
     let res;
     try {
       res = await this.client.post(body);
@@ -272,11 +309,14 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw new WebhookError(`failed to decode the webhook's SubjectAccessReview response: ${err instanceof Error ? err.message : String(err)}`, false);
+      throw new WebhookError(
+        `failed to decode the webhook's SubjectAccessReview response: ${err instanceof Error ? err.message : String(err)}`,
+        false,
+      );
     }
     const status = (parsed as { status?: unknown } | null)?.status;
     if (typeof status !== 'object' || status === null || Array.isArray(status)) {
-      throw new WebhookError('failed to decode the webhook\'s SubjectAccessReview response: no status', false);
+      throw new WebhookError("failed to decode the webhook's SubjectAccessReview response: no status", false);
     }
     const s = status as Record<string, unknown>;
     return {

@@ -28,7 +28,10 @@ test('WithAuditInit: a responder-set Audit-Id wins (aggregated servers)', async 
 
 test('WithAuditInit: on short-circuit responses too', async () => {
   const ctx = testContext('/', { headers: { 'Audit-ID': 'abc' } });
-  const res = await serve(withAuditInit(() => new Response('busy', { status: 429 })), ctx);
+  const res = await serve(
+    withAuditInit(() => new Response('busy', { status: 429 })),
+    ctx,
+  );
   assert.equal(res.headers.get('audit-id'), 'abc');
 });
 

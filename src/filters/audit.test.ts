@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withAudit } from './audit.ts';
-import { withFailedAuthenticationAudit, withFailedRequestAudit, getAuthMethods } from './failed-authentication-audit.ts';
+import {
+  withFailedAuthenticationAudit,
+  withFailedRequestAudit,
+  getAuthMethods,
+} from './failed-authentication-audit.ts';
 import { recorder, serve, testConfig, testContext } from './testing.ts';
 import { trackLatency, withLatencyTrackers } from './latency-trackers.ts';
 import { MemoryBackend } from '../audit/testing.ts';
@@ -11,7 +15,12 @@ import { AuditMetrics } from '../audit/metrics.ts';
 import { IgnoreErrorsBackend } from '../audit/union.ts';
 import type { Level, Stage } from '../audit/types.ts';
 import type { RequestContext, Handler } from '../endpoints/request/context.ts';
-import { errorNegotiated, newUnauthorized, newBadRequest, respondWithError } from '../endpoints/responsewriters/status.ts';
+import {
+  errorNegotiated,
+  newUnauthorized,
+  newBadRequest,
+  respondWithError,
+} from '../endpoints/responsewriters/status.ts';
 
 const T0 = Date.UTC(2026, 6, 23, 12, 0, 0);
 const T0s = '2026-07-23T12:00:00.000000Z';
@@ -21,7 +30,12 @@ function setup(level: Level, opts: { omit?: Stage[]; maxBody?: number; result?: 
   if (opts.result !== undefined) backend.result = opts.result;
   const metrics = new AuditMetrics();
   const c = testConfig({
-    audit: { policyRuleEvaluator: fixedPolicyRuleEvaluator(level, opts.omit ?? []), backend, metrics, maxCapturedBodyBytes: opts.maxBody },
+    audit: {
+      policyRuleEvaluator: fixedPolicyRuleEvaluator(level, opts.omit ?? []),
+      backend,
+      metrics,
+      maxCapturedBodyBytes: opts.maxBody,
+    },
   });
   return { backend, metrics, c };
 }
@@ -37,8 +51,14 @@ function ctxFor(path: string, init?: RequestInit & { user?: boolean; remote?: st
 
 const authz: Handler = (ctx) => {
   addAuditAnnotation(ctx, 'authorization.k8s.io/decision', 'allow');
-  addAuditAnnotation(ctx, 'authorization.k8s.io/reason', 'RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "view" to User "alice"');
-  return new Response('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}', { headers: { 'content-type': 'application/json' } });
+  addAuditAnnotation(
+    ctx,
+    'authorization.k8s.io/reason',
+    'RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "view" to User "alice"',
+  );
+  return new Response('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}', {
+    headers: { 'content-type': 'application/json' },
+  });
 };
 
 test('WithAudit: absent without a policy or a backend', () => {
@@ -49,7 +69,9 @@ test('WithAudit: absent without a policy or a backend', () => {
 
 test('WithAudit: Metadata level, exact events for RequestReceived and ResponseComplete; Audit-Id agrees', async () => {
   const { backend, c, metrics } = setup('Metadata');
-  const ctx = ctxFor('/api/v1/namespaces/default/pods?limit=500', { headers: { 'user-agent': 'kubectl/v1.30.0', 'x-forwarded-for': '1.2.3.4, bogus' } });
+  const ctx = ctxFor('/api/v1/namespaces/default/pods?limit=500', {
+    headers: { 'user-agent': 'kubectl/v1.30.0', 'x-forwarded-for': '1.2.3.4, bogus' },
+  });
   const res = await serve(withAudit(authz, c), ctx);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('audit-id'), backend.events[0]!.auditID);
@@ -85,7 +107,14 @@ test('WithAudit: a Forbidden Status response becomes responseStatus (Metadata le
   const { backend, c } = setup('Metadata');
   const forbid: Handler = (ctx) =>
     respondWithError(
-      { status: 'Failure', message: 'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"', reason: 'Forbidden', details: { kind: 'pods' }, code: 403 },
+      {
+        status: 'Failure',
+        message:
+          'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"',
+        reason: 'Forbidden',
+        details: { kind: 'pods' },
+        code: 403,
+      },
       ctx.request,
       ctx.url,
     );
@@ -105,8 +134,16 @@ test('WithAudit: Request level captures the request body on create, not the resp
     const body = await ctx.request.text();
     return new Response(body, { status: 201, headers: { 'content-type': 'application/json' } });
   });
-  const body = '{ "kind": "ConfigMap", "apiVersion": "v1", "metadata": { "name": "cm1", "namespace": "default" }, "data": { "a": "<b>&" } }';
-  const res = await serve(withAudit(next, c), ctxFor('/api/v1/namespaces/default/configmaps', { method: 'POST', body, headers: { 'content-type': 'application/json' } }));
+  const body =
+    '{ "kind": "ConfigMap", "apiVersion": "v1", "metadata": { "name": "cm1", "namespace": "default" }, "data": { "a": "<b>&" } }';
+  const res = await serve(
+    withAudit(next, c),
+    ctxFor('/api/v1/namespaces/default/configmaps', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    }),
+  );
   assert.equal(await res.text(), body);
   const [received, complete] = backend.lines();
   assert.doesNotMatch(received!, /requestObject/);
@@ -119,25 +156,53 @@ test('WithAudit: Request level captures the request body on create, not the resp
 
 test('WithAudit: RequestResponse captures both; PATCH bodies raw; managed fields omitted when asked', async () => {
   const backend = new MemoryBackend();
-  const policy = newPolicyRuleEvaluator(loadPolicyFromBytes('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitManagedFields: true\nrules:\n- level: RequestResponse\n'));
+  const policy = newPolicyRuleEvaluator(
+    loadPolicyFromBytes(
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitManagedFields: true\nrules:\n- level: RequestResponse\n',
+    ),
+  );
   const c = testConfig({ audit: { policyRuleEvaluator: policy, backend } });
-  const obj = '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1","managedFields":[{"manager":"kubectl"}]},"data":{}}';
+  const obj =
+    '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1","managedFields":[{"manager":"kubectl"}]},"data":{}}';
   const next: Handler = async (ctx) => {
     await ctx.request.text();
     return new Response(obj, { headers: { 'content-type': 'application/json' } });
   };
   const patch = '[{"op":"add","path":"/data/x","value":"1"}]';
-  await serve(withAudit(next, c), ctxFor('/api/v1/namespaces/default/configmaps/cm1', { method: 'PATCH', body: patch, headers: { 'content-type': 'application/json-patch+json' } }));
+  await serve(
+    withAudit(next, c),
+    ctxFor('/api/v1/namespaces/default/configmaps/cm1', {
+      method: 'PATCH',
+      body: patch,
+      headers: { 'content-type': 'application/json-patch+json' },
+    }),
+  );
   const complete = backend.lines()[1]!;
   assert.ok(complete.includes(`"requestObject":${patch}`), complete);
-  assert.ok(complete.includes('"responseObject":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1"},"data":{}}'), complete);
+  assert.ok(
+    complete.includes('"responseObject":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1"},"data":{}}'),
+    complete,
+  );
 });
 
 test('WithAudit: bodies over the size bound are not captured and the event says so', async () => {
   const { backend, c } = setup('RequestResponse', { maxBody: 64 });
-  const big = JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x' }, data: { a: 'y'.repeat(200) } });
-  const next: Handler = async (ctx) => new Response(await ctx.request.text(), { headers: { 'content-type': 'application/json' } });
-  const res = await serve(withAudit(next, c), ctxFor('/api/v1/namespaces/default/configmaps', { method: 'POST', body: big, headers: { 'content-type': 'application/json' } }));
+  const big = JSON.stringify({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'x' },
+    data: { a: 'y'.repeat(200) },
+  });
+  const next: Handler = async (ctx) =>
+    new Response(await ctx.request.text(), { headers: { 'content-type': 'application/json' } });
+  const res = await serve(
+    withAudit(next, c),
+    ctxFor('/api/v1/namespaces/default/configmaps', {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    }),
+  );
   assert.equal(await res.text(), big, 'the client still gets the whole body');
   const complete = backend.lines()[1]!;
   assert.doesNotMatch(complete, /requestObject|responseObject/);
@@ -146,7 +211,10 @@ test('WithAudit: bodies over the size bound are not captured and the event says 
 
 test('WithAudit: non-resource requests carry no objectRef and no objects', async () => {
   const { backend, c } = setup('RequestResponse');
-  await serve(withAudit(() => Response.json({ major: '1' }), c), ctxFor('/version'));
+  await serve(
+    withAudit(() => Response.json({ major: '1' }), c),
+    ctxFor('/version'),
+  );
   assert.equal(backend.events.length, 2);
   assert.equal(backend.events[1]!.objectRef, undefined);
   assert.equal(backend.events[1]!.responseObject, undefined);
@@ -174,7 +242,10 @@ test('WithAudit: long-running requests emit ResponseStarted when the response st
 test('WithAudit: a client that goes away ends a long-running request too', async () => {
   const { backend, c } = setup('Metadata');
   const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
-  const res = await serve(withAudit(() => new Response(stream), c), ctxFor('/api/v1/pods?watch=1'));
+  const res = await serve(
+    withAudit(() => new Response(stream), c),
+    ctxFor('/api/v1/pods?watch=1'),
+  );
   await res.body!.cancel();
   assert.deepEqual(backend.stages(), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
 });
@@ -182,7 +253,15 @@ test('WithAudit: a client that goes away ends a long-running request too', async
 test('WithAudit: a panic records stage Panic with code 500 and is rethrown', async () => {
   const { backend, c } = setup('Metadata');
   const boom = new Error('boom');
-  await assert.rejects(serve(withAudit(() => { throw boom; }, c), ctxFor('/api/v1/pods')), boom);
+  await assert.rejects(
+    serve(
+      withAudit(() => {
+        throw boom;
+      }, c),
+      ctxFor('/api/v1/pods'),
+    ),
+    boom,
+  );
   assert.deepEqual(backend.stages(), ['RequestReceived', 'Panic']);
   assert.equal(
     backend.lines()[1],
@@ -201,7 +280,10 @@ test('WithAudit: a handler that outlives the timeout is recorded when it finishe
   const inner = withAudit(slow, c);
   const ctx = ctxFor('/api/v1/pods');
   const pending = inner(ctx);
-  const timedOut = await Promise.race([pending, new Promise<Response>((r) => setTimeout(() => r(new Response('timeout', { status: 504 })), 5))]);
+  const timedOut = await Promise.race([
+    pending,
+    new Promise<Response>((r) => setTimeout(() => r(new Response('timeout', { status: 504 })), 5)),
+  ]);
   assert.equal(timedOut.status, 504);
   assert.deepEqual(backend.stages(), ['RequestReceived']);
   finish();
@@ -251,7 +333,10 @@ test('WithAudit: impersonation — explicit and detected impersonatedUser', asyn
     }, c),
     ctxFor('/api/v1/pods'),
   );
-  assert.match(backend.lines()[1]!, /"user":\{"username":"alice","groups":\["dev","system:authenticated"\]\},"impersonatedUser":\{"username":"bob","groups":\["system:authenticated"\]\},"authenticationMetadata":\{"impersonationConstraint":"impersonate-on:user-info:list"\}/);
+  assert.match(
+    backend.lines()[1]!,
+    /"user":\{"username":"alice","groups":\["dev","system:authenticated"\]\},"impersonatedUser":\{"username":"bob","groups":\["system:authenticated"\]\},"authenticationMetadata":\{"impersonationConstraint":"impersonate-on:user-info:list"\}/,
+  );
   backend.events.length = 0;
   await serve(
     withAudit((ctx) => {
@@ -284,7 +369,10 @@ rules:
   await serve(h, proxy);
   assert.equal(backend.events.length, 0);
   await serve(h, ctxFor('/api/v1/namespaces/a/secrets/s'));
-  assert.deepEqual(backend.events.map((e) => e.level), ['RequestResponse', 'RequestResponse']);
+  assert.deepEqual(
+    backend.events.map((e) => e.level),
+    ['RequestResponse', 'RequestResponse'],
+  );
 });
 
 test('WithAudit: edge runtimes get a flush through waitUntil', async () => {
@@ -315,7 +403,10 @@ test('WithFailedAuthenticationAudit: one ResponseStarted event, no user, code 40
   const ctx = ctxFor('/api/v1/pods', { user: false, headers: { authorization: 'Bearer abc' } });
   const res = await serve(h, ctx);
   assert.equal(res.status, 401);
-  assert.equal(await res.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n');
+  assert.equal(
+    await res.text(),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
+  );
   assert.deepEqual(backend.lines(), [
     '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"0c6f5e1a-1111-4222-8333-444455556666","stage":"ResponseStarted",' +
       '"requestURI":"/api/v1/pods","verb":"list","user":{},"sourceIPs":["10.0.0.5"],"objectRef":{"resource":"pods","apiVersion":"v1"},' +
@@ -325,9 +416,16 @@ test('WithFailedAuthenticationAudit: one ResponseStarted event, no user, code 40
 
 test('WithFailedAuthenticationAudit: users rules cannot match; absent without auditing', async () => {
   const backend = new MemoryBackend();
-  const policy = newPolicyRuleEvaluator(loadPolicyFromBytes('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  userGroups: ["system:authenticated"]\n'));
+  const policy = newPolicyRuleEvaluator(
+    loadPolicyFromBytes(
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  userGroups: ["system:authenticated"]\n',
+    ),
+  );
   const c = testConfig({ audit: { policyRuleEvaluator: policy, backend } });
-  await serve(withFailedAuthenticationAudit(() => new Response('', { status: 401 }), c), ctxFor('/api/v1/pods', { user: false }));
+  await serve(
+    withFailedAuthenticationAudit(() => new Response('', { status: 401 }), c),
+    ctxFor('/api/v1/pods', { user: false }),
+  );
   assert.equal(backend.events.length, 0);
   const h: Handler = () => new Response('');
   assert.equal(withFailedAuthenticationAudit(h, testConfig()), h);
@@ -341,17 +439,26 @@ test('getAuthMethods: upstream order and wording', () => {
   assert.equal(m('/'), 'Authentication failed, no credentials provided');
   assert.equal(m('/', { authorization: 'Basic ' + btoa('u:p') }), 'Authentication failed, attempted: basic');
   assert.equal(m('/', { authorization: 'bearer' }), 'Authentication failed, no credentials provided');
-  assert.equal(m('/?access_token=x', { authorization: 'BEARER t' }, true), 'Authentication failed, attempted: bearer, access_token, x509');
+  assert.equal(
+    m('/?access_token=x', { authorization: 'BEARER t' }, true),
+    'Authentication failed, attempted: bearer, access_token, x509',
+  );
 });
 
 test('withFailedRequestAudit: the bad ?timeout= 400 is one ResponseStarted event with the message', async () => {
   const { backend, c } = setup('Metadata');
   const message = 'invalid timeout specified in the request URL - time: invalid duration "foo"';
   const failed: Handler = (ctx) => errorNegotiated(newBadRequest(message), ctx.request, ctx.url);
-  const res = await serve(withFailedRequestAudit(failed, message, c), ctxFor('/api/v1/pods?timeout=foo', { user: false }));
+  const res = await serve(
+    withFailedRequestAudit(failed, message, c),
+    ctxFor('/api/v1/pods?timeout=foo', { user: false }),
+  );
   assert.equal(res.status, 400);
   assert.deepEqual(backend.stages(), ['ResponseStarted']);
-  assert.match(backend.lines()[0]!, /"responseStatus":\{"metadata":\{\},"message":"invalid timeout specified in the request URL - time: invalid duration \\"foo\\"","code":400\}/);
+  assert.match(
+    backend.lines()[0]!,
+    /"responseStatus":\{"metadata":\{\},"message":"invalid timeout specified in the request URL - time: invalid duration \\"foo\\"","code":400\}/,
+  );
 });
 
 test('WithAudit: past 500ms, tracked layer latencies become annotations', async () => {
@@ -380,12 +487,18 @@ test('WithAudit: a streaming handler that fails after the response started recor
   const { backend, c } = setup('Metadata');
   let fail!: (e: Error) => void;
   const stream = new ReadableStream<Uint8Array>({ start: (ctl) => void (fail = (e) => ctl.error(e)) });
-  const res = await serve(withAudit(() => new Response(stream), c), ctxFor('/api/v1/pods?watch=true'));
+  const res = await serve(
+    withAudit(() => new Response(stream), c),
+    ctxFor('/api/v1/pods?watch=true'),
+  );
   const reading = res.body!.getReader().read();
   fail(new Error('watch broke'));
   await assert.rejects(reading);
   assert.deepEqual(backend.stages(), ['RequestReceived', 'ResponseStarted', 'Panic']);
-  assert.match(backend.lines()[2]!, /"responseStatus":\{"metadata":\{\},"status":"Failure","message":"APIServer panic'd: watch broke","reason":"InternalError","code":500\}/);
+  assert.match(
+    backend.lines()[2]!,
+    /"responseStatus":\{"metadata":\{\},"status":"Failure","message":"APIServer panic'd: watch broke","reason":"InternalError","code":500\}/,
+  );
 });
 
 test('WithAudit: blocking mode (a backend that never fails) runs the handler meanwhile, holds the response', async () => {
@@ -411,10 +524,27 @@ test('WithAudit: a create that authorization forbids carries no requestObject (t
   const forbid: Handler = (ctx) => {
     addAuditAnnotation(ctx, 'authorization.k8s.io/decision', 'forbid');
     addAuditAnnotation(ctx, 'authorization.k8s.io/reason', '');
-    return respondWithError({ status: 'Failure', message: 'configmaps is forbidden', reason: 'Forbidden', details: { kind: 'configmaps' }, code: 403 }, ctx.request, ctx.url);
+    return respondWithError(
+      {
+        status: 'Failure',
+        message: 'configmaps is forbidden',
+        reason: 'Forbidden',
+        details: { kind: 'configmaps' },
+        code: 403,
+      },
+      ctx.request,
+      ctx.url,
+    );
   };
   const body = '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1"}}';
-  await serve(withAudit(forbid, c), ctxFor('/api/v1/namespaces/default/configmaps', { method: 'POST', body, headers: { 'content-type': 'application/json' } }));
+  await serve(
+    withAudit(forbid, c),
+    ctxFor('/api/v1/namespaces/default/configmaps', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    }),
+  );
   const complete = backend.lines()[1]!;
   assert.doesNotMatch(complete, /requestObject/);
   assert.match(complete, /"reason":"Forbidden"/);

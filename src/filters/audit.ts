@@ -8,7 +8,14 @@ import type { Handler, RequestContext, UserInfo } from '../endpoints/request/con
 import { errorMessage } from '../endpoints/responsewriters/status.ts';
 import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { KlogLogger } from '../util/logger.ts';
-import { addAuditAnnotation, auditEnabled, logImpersonatedUser, processEventStage, setEventResponseStatusCode, type AuditContext } from '../audit/context.ts';
+import {
+  addAuditAnnotation,
+  auditEnabled,
+  logImpersonatedUser,
+  processEventStage,
+  setEventResponseStatusCode,
+  type AuditContext,
+} from '../audit/context.ts';
 import {
   auditDeps,
   auditInternalError,
@@ -72,7 +79,8 @@ export function withAudit(next: Handler, c: AuditFilter): Handler {
 
     const info = ctx.requestInfo;
     const isLongRunning = !!info && longRunning(ctx.request, info);
-    const requestCapture = !levelLess(ac.event.level, 'Request') && !isLongRunning ? captureRequestObject(ctx, ac, d) : undefined;
+    const requestCapture =
+      !levelLess(ac.event.level, 'Request') && !isLongRunning ? captureRequestObject(ctx, ac, d) : undefined;
     const userAtEntry = ctx.user;
 
     let response: Response;
@@ -99,10 +107,14 @@ export function withAudit(next: Handler, c: AuditFilter): Handler {
         return response;
       }
       // ResponseComplete when the stream ends or the client goes away.
-      return new Response(onStreamEnd(response.body, (err) => completeLater(ctx, ac, d, stage, err)), response);
+      return new Response(
+        onStreamEnd(response.body, (err) => completeLater(ctx, ac, d, stage, err)),
+        response,
+      );
     }
 
-    if (response.status >= 300 || ac.event.level === 'RequestResponse') await captureResponseObject(ctx, ac, response, d);
+    if (response.status >= 300 || ac.event.level === 'RequestResponse')
+      await captureResponseObject(ctx, ac, response, d);
     setEventResponseStatusCode(ac, response.status);
     if (requestCapture) {
       await requestCapture;
@@ -129,14 +141,21 @@ function writeLatencyToAnnotation(ctx: RequestContext): void {
   if (!trackers) return;
   const layers: [string, string][] = [];
   for (const [stage, ms] of trackers) {
-    if (ms) layers.push([`apiserver.latency.k8s.io/${stage.replace(/_/g, '-')}`, formatGoDuration(Math.round(ms * 1e6))]);
+    if (ms)
+      layers.push([`apiserver.latency.k8s.io/${stage.replace(/_/g, '-')}`, formatGoDuration(Math.round(ms * 1e6))]);
   }
   if (!layers.length) return;
   layers.push(['apiserver.latency.k8s.io/total', formatGoDuration(total * 1e6)]);
   for (const [k, v] of layers) addAuditAnnotation(ctx, k, v);
 }
 
-function completeLater(ctx: RequestContext, ac: AuditContext, d: AuditDeps, stage: (ac: AuditContext, s: Stage) => Promise<boolean>, err?: unknown): void {
+function completeLater(
+  ctx: RequestContext,
+  ac: AuditContext,
+  d: AuditDeps,
+  stage: (ac: AuditContext, s: Stage) => Promise<boolean>,
+  err?: unknown,
+): void {
   // A stream that fails on the server side is the panic of a streaming handler.
   if (err !== undefined) ac.event.responseStatus = panicStatus(err);
   const done = stage(ac, err !== undefined ? 'Panic' : 'ResponseComplete');

@@ -9,7 +9,8 @@ import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { AnonymousAuthenticator } from '../authentication/anonymous.ts';
 import { AuthenticatedGroupAdder, UnionAuthenticator } from '../authentication/union.ts';
 
-const body401 = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
+const body401 =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
 const pretty401 = `{
   "kind": "Status",
   "apiVersion": "v1",
@@ -29,13 +30,23 @@ function kubeLike(anonymous: boolean): RequestAuthenticator {
 
 function chain(auth: RequestAuthenticator | undefined, overrides: Partial<Config> = {}) {
   let seen = undefined as RequestContext | undefined;
-  const c = complete(newConfig({ logger: discardLogger, ...overrides, authentication: { apiAudiences: [], authenticator: auth, ...overrides.authentication } }));
+  const c = complete(
+    newConfig({
+      logger: discardLogger,
+      ...overrides,
+      authentication: { apiAudiences: [], authenticator: auth, ...overrides.authentication },
+    }),
+  );
   const h = withAuthentication((ctx) => {
     seen = ctx;
     return new Response('ok');
   }, c);
   return {
-    async run(headers: Record<string, string> | [string, string][] = {}, transport?: Transport, url = 'https://h/api/v1/pods') {
+    async run(
+      headers: Record<string, string> | [string, string][] = {},
+      transport?: Transport,
+      url = 'https://h/api/v1/pods',
+    ) {
       seen = undefined;
       const res = await h(newRequestContext(new Request(url, { headers }), transport));
       const ctx = seen as RequestContext | undefined;
@@ -66,7 +77,12 @@ test('success: user stored with system:authenticated, Authorization and front-pr
   }
   assert.equal(ctx!.request.headers.get('accept'), 'application/json');
   // Same with the runtime's raw header list (the Node listener provides it).
-  const pairs: [string, string][] = [['Authorization', 'Bearer good'], ['X-Remote-Extra-A', '1'], ['x-remote-extra-b', '2'], ['X-Remote-User', 'm']];
+  const pairs: [string, string][] = [
+    ['Authorization', 'Bearer good'],
+    ['X-Remote-Extra-A', '1'],
+    ['x-remote-extra-b', '2'],
+    ['X-Remote-User', 'm'],
+  ];
   const raw = await chain(kubeLike(true)).run(pairs, { rawHeaders: pairs.flat() });
   assert.equal(raw.ctx!.user!.name, 'alice');
   assert.deepEqual([...raw.ctx!.request.headers.keys()], []);
@@ -74,7 +90,10 @@ test('success: user stored with system:authenticated, Authorization and front-pr
 
 test('401 bodies are byte-exact: compact, pretty for curl, no WWW-Authenticate, no nosniff', async () => {
   const c = chain(kubeLike(false));
-  for (const headers of [{}, { authorization: "Bearer bad" }, { authorization: "Basic Zm9vOmJhcg==" }] as Record<string, string>[]) {
+  for (const headers of [{}, { authorization: 'Bearer bad' }, { authorization: 'Basic Zm9vOmJhcg==' }] as Record<
+    string,
+    string
+  >[]) {
     const { res, body } = await c.run(headers);
     assert.equal(res.status, 401);
     assert.equal(body, body401);
@@ -85,7 +104,12 @@ test('401 bodies are byte-exact: compact, pretty for curl, no WWW-Authenticate, 
   const { body } = await c.run({ 'user-agent': 'curl/8.0' });
   assert.equal(body, pretty401);
   // Headers are untouched on failure (the failed-authentication audit reads them).
-  const failedAware = withAuthentication(() => new Response('ok'), complete(newConfig({ logger: discardLogger, authentication: { apiAudiences: [], authenticator: kubeLike(false) } })));
+  const failedAware = withAuthentication(
+    () => new Response('ok'),
+    complete(
+      newConfig({ logger: discardLogger, authentication: { apiAudiences: [], authenticator: kubeLike(false) } }),
+    ),
+  );
   const ctx = newRequestContext(new Request('https://h/', { headers: { authorization: 'Bearer bad' } }));
   await failedAware(ctx);
   const seenHeader = ctx.request.headers.get('authorization');
@@ -103,7 +127,15 @@ test('anonymous: no credentials → system:anonymous; invalid credentials stay 4
   // `Bearer ` with an empty token is "no credentials" upstream → anonymous.
   assert.equal((await c.run({ authorization: 'Bearer ' })).res.status, 200);
   // Two Authorization headers are joined into one invalid token: 401, not anonymous.
-  assert.equal((await c.run([['authorization', 'Bearer good'], ['authorization', 'Bearer good']])).res.status, 401);
+  assert.equal(
+    (
+      await c.run([
+        ['authorization', 'Bearer good'],
+        ['authorization', 'Bearer good'],
+      ])
+    ).res.status,
+    401,
+  );
 });
 
 test('audiences: stored for authenticators, mismatch is 401', async () => {
@@ -167,12 +199,21 @@ test('loopback token and anonymous: a presented bearer token nobody accepts is 4
   }
   assert.equal((await chain(kubeLike(true), withAuthz).run({ authorization: 'Bearer good' })).ctx!.user!.name, 'alice');
   // Anonymous limited to paths (AuthenticationConfiguration conditions) behaves the same.
-  const paths = chain(new UnionAuthenticator([kubeLike(false), new AnonymousAuthenticator({ paths: ['/healthz'] })], true), withAuthz);
+  const paths = chain(
+    new UnionAuthenticator([kubeLike(false), new AnonymousAuthenticator({ paths: ['/healthz'] })], true),
+    withAuthz,
+  );
   assert.equal((await paths.run({ authorization: 'Bearer garbage' }, undefined, 'https://h/healthz')).res.status, 401);
   assert.equal((await paths.run({}, undefined, 'https://h/healthz')).ctx!.user!.name, 'system:anonymous');
   // Another authenticator's success still wins over a bad token (union: the first success).
   const cert = requestFunc(async (ctx) => (ctx.request.headers.get('x-cert') ? { user: { name: 'cert-user' } } : null));
-  const withCert = chain(new UnionAuthenticator([new AuthenticatedGroupAdder(new UnionAuthenticator([cert])), new AnonymousAuthenticator()], true), withAuthz);
+  const withCert = chain(
+    new UnionAuthenticator(
+      [new AuthenticatedGroupAdder(new UnionAuthenticator([cert])), new AnonymousAuthenticator()],
+      true,
+    ),
+    withAuthz,
+  );
   assert.equal((await withCert.run({ authorization: 'Bearer garbage', 'x-cert': '1' })).ctx!.user!.name, 'cert-user');
   assert.equal((await withCert.run({ authorization: 'Bearer garbage' })).res.status, 401);
 });
@@ -181,9 +222,18 @@ test('withLoopbackToken: the error of a rejected bearer token is "invalid bearer
   const token = crypto.randomUUID();
   const authorizer = { authorize: async () => ({ decision: 'allow' as const, reason: '' }) };
   for (const auth of [new AnonymousAuthenticator(), kubeLike(true), kubeLike(false)]) {
-    const c = complete(newConfig({ logger: discardLogger, loopbackToken: token, authorization: { authorizer: authorizer as never }, authentication: { apiAudiences: [], authenticator: auth } }));
+    const c = complete(
+      newConfig({
+        logger: discardLogger,
+        loopbackToken: token,
+        authorization: { authorizer: authorizer as never },
+        authentication: { apiAudiences: [], authenticator: auth },
+      }),
+    );
     const a = c.authentication.authenticator!; // complete() put the loopback token first (AuthorizeClientBearerToken)
-    const ctx = newRequestContext(new Request('https://tokenreview.invalid/', { headers: { authorization: 'Bearer garbage' } }));
+    const ctx = newRequestContext(
+      new Request('https://tokenreview.invalid/', { headers: { authorization: 'Bearer garbage' } }),
+    );
     await assert.rejects(a.authenticateRequest(ctx), (err: Error) => err.message === 'invalid bearer token');
   }
 });

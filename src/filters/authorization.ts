@@ -69,10 +69,20 @@ export function withAuthorization(next: Handler, c: AuthorizationFilterConfig): 
     try {
       result = await authz.authorize(attrs);
     } catch (err) {
-      result = { decision: 'NoOpinion' as const, reason: '', error: err instanceof Error ? err : new Error(String(err)) };
+      result = {
+        decision: 'NoOpinion' as const,
+        reason: '',
+        error: err instanceof Error ? err : new Error(String(err)),
+      };
     }
     c.metrics.recordAuthorization(
-      result.error ? 'error' : result.decision === 'Allow' ? 'allowed' : result.decision === 'NoOpinion' ? 'no-opinion' : 'denied',
+      result.error
+        ? 'error'
+        : result.decision === 'Allow'
+          ? 'allowed'
+          : result.decision === 'NoOpinion'
+            ? 'no-opinion'
+            : 'denied',
       (performance.now() - start) / 1000,
     );
     if (result.decision === 'Allow') {

@@ -14,7 +14,10 @@ test('WithCacheControl: no-cache, private on every path, set before next', async
 });
 
 test('WithCacheControl: a handler value wins; a value already on the map is kept', async () => {
-  let res = await serve(withCacheControl(() => new Response('', { headers: { 'Cache-Control': 'public, immutable' } })), testContext('/openapi/v3/apis/x'));
+  let res = await serve(
+    withCacheControl(() => new Response('', { headers: { 'Cache-Control': 'public, immutable' } })),
+    testContext('/openapi/v3/apis/x'),
+  );
   assert.equal(res.headers.get('cache-control'), 'public, immutable');
   const ctx = testContext('/');
   ctx.responseHeaders.set('Cache-Control', 'max-age=1');

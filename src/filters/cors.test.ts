@@ -6,14 +6,18 @@ import { recorder, serve, testContext } from './testing.ts';
 const c = { corsAllowedOrigins: ['//example\\.com(:|$)', '^https://other\\.io$'] };
 const expected = {
   'access-control-allow-credentials': 'true',
-  'access-control-allow-headers': 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since',
+  'access-control-allow-headers':
+    'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since',
   'access-control-allow-methods': 'POST, GET, OPTIONS, PUT, DELETE, PATCH',
   'access-control-expose-headers': 'Date',
 };
 
 test('WithCORS: an allowed origin gets the five headers, echoing the Origin', async () => {
   const next = recorder();
-  const res = await serve(withCORS(next, c), testContext('/api/v1/pods', { headers: { Origin: 'https://example.com:8443' } }));
+  const res = await serve(
+    withCORS(next, c),
+    testContext('/api/v1/pods', { headers: { Origin: 'https://example.com:8443' } }),
+  );
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('access-control-allow-origin'), 'https://example.com:8443');
   for (const [k, v] of Object.entries(expected)) assert.equal(res.headers.get(k), v, k);
@@ -23,7 +27,10 @@ test('WithCORS: an allowed origin gets the five headers, echoing the Origin', as
 
 test('WithCORS: preflight from an allowed origin is a 204 with an empty body, before anything else', async () => {
   const next = recorder();
-  const res = await serve(withCORS(next, c), testContext('/api/v1/pods', { method: 'OPTIONS', headers: { Origin: 'https://other.io' } }));
+  const res = await serve(
+    withCORS(next, c),
+    testContext('/api/v1/pods', { method: 'OPTIONS', headers: { Origin: 'https://other.io' } }),
+  );
   assert.equal(res.status, 204);
   assert.equal(await res.text(), '');
   assert.equal(res.headers.get('access-control-allow-origin'), 'https://other.io');
@@ -31,7 +38,10 @@ test('WithCORS: preflight from an allowed origin is a 204 with an empty body, be
 });
 
 test('WithCORS: no Origin or an unmatched one passes through untouched', async () => {
-  for (const headers of [{}, { Origin: 'https://evil.com' }, { Origin: 'https://other.io.evil' }] as Record<string, string>[]) {
+  for (const headers of [{}, { Origin: 'https://evil.com' }, { Origin: 'https://other.io.evil' }] as Record<
+    string,
+    string
+  >[]) {
     const next = recorder();
     const res = await serve(withCORS(next, c), testContext('/x', { method: 'OPTIONS', headers }));
     assert.equal(res.status, 200);
@@ -41,7 +51,10 @@ test('WithCORS: no Origin or an unmatched one passes through untouched', async (
 });
 
 test('WithCORS: patterns are unanchored (CVE-2022-1996 behaviour kept)', async () => {
-  const res = await serve(withCORS(recorder(), { corsAllowedOrigins: ['example.com'] }), testContext('/', { headers: { Origin: 'http://example.com.hacker.org' } }));
+  const res = await serve(
+    withCORS(recorder(), { corsAllowedOrigins: ['example.com'] }),
+    testContext('/', { headers: { Origin: 'http://example.com.hacker.org' } }),
+  );
   assert.equal(res.headers.get('access-control-allow-origin'), 'http://example.com.hacker.org');
 });
 
@@ -49,7 +62,10 @@ test('WithCORS: absent without origins; (?i) flags; invalid regex fails at build
   const next = recorder();
   assert.equal(withCORS(next, { corsAllowedOrigins: [] }), next);
   assert.equal(compileOriginPatterns(['(?i)^https://EXAMPLE\\.com$'])[0]!.test('https://example.com'), true);
-  assert.throws(() => withCORS(next, { corsAllowedOrigins: ['(['] }), /^Error: Invalid CORS allowed origin, --cors-allowed-origins flag was set to \(\[ - /);
+  assert.throws(
+    () => withCORS(next, { corsAllowedOrigins: ['(['] }),
+    /^Error: Invalid CORS allowed origin, --cors-allowed-origins flag was set to \(\[ - /,
+  );
 });
 
 test('TestCORSAllowedOrigins (upstream table)', async () => {
@@ -61,7 +77,10 @@ test('TestCORSAllowedOrigins (upstream table)', async () => {
     [['.*'], 'example.com', true],
   ];
   for (const [corsAllowedOrigins, origin, allowed] of table) {
-    const res = await serve(withCORS(recorder(), { corsAllowedOrigins }), testContext('/version', { headers: { Origin: origin } }));
+    const res = await serve(
+      withCORS(recorder(), { corsAllowedOrigins }),
+      testContext('/version', { headers: { Origin: origin } }),
+    );
     const h = (k: string) => res.headers.get(k) ?? '';
     if (allowed) {
       assert.equal(h('access-control-allow-origin'), origin);
@@ -78,8 +97,18 @@ test('TestCORSAllowedOrigins (upstream table)', async () => {
 
 test('TestCORSAllowedMethods (default methods) and TestCompileRegex (upstream)', async () => {
   for (const method of ['POST', 'GET', 'OPTIONS', 'PUT', 'DELETE', 'PATCH']) {
-    const res = await serve(withCORS(recorder(), { corsAllowedOrigins: ['.*'] }), testContext('/version', { method, headers: { Origin: 'allowed.com' } }));
-    assert.ok(res.headers.get('access-control-allow-methods')!.split(',').map((m) => m.trim()).includes(method), method);
+    const res = await serve(
+      withCORS(recorder(), { corsAllowedOrigins: ['.*'] }),
+      testContext('/version', { method, headers: { Origin: 'allowed.com' } }),
+    );
+    assert.ok(
+      res.headers
+        .get('access-control-allow-methods')!
+        .split(',')
+        .map((m) => m.trim())
+        .includes(method),
+      method,
+    );
   }
   const [ends, starts] = compileOriginPatterns(['endsWithMe$', '^startingWithMe']);
   assert.equal(ends!.test('Something that endsWithMe'), true);

@@ -6,7 +6,8 @@
 import type { Handler } from '../endpoints/request/context.ts';
 
 const allowMethods = 'POST, GET, OPTIONS, PUT, DELETE, PATCH';
-const allowHeaders = 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since';
+const allowHeaders =
+  'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since';
 const exposeHeaders = 'Date';
 
 /** Compiles Go RE2-style patterns; a leading `(?flags)` group becomes JS flags. Throws on a bad one. */
@@ -22,7 +23,9 @@ export function compileOriginPatterns(patterns: readonly string[]): RegExp[] {
     try {
       return new RegExp(src, flags);
     } catch (err) {
-      throw new Error(`Invalid CORS allowed origin, --cors-allowed-origins flag was set to ${p} - ${(err as Error).message}`);
+      throw new Error(
+        `Invalid CORS allowed origin, --cors-allowed-origins flag was set to ${p} - ${(err as Error).message}`,
+      );
     }
   });
 }

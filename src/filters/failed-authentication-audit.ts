@@ -36,7 +36,9 @@ export function getAuthMethods(ctx: RequestContext): string {
   if (parts.length > 1 && parts[0]!.toLowerCase() === 'bearer') methods.push('bearer');
   if ((ctx.url.searchParams.get('access_token') ?? '').trim()) methods.push('access_token');
   if (ctx.transport.peerCertificates?.length) methods.push('x509');
-  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+  return methods.length
+    ? `Authentication failed, attempted: ${methods.join(', ')}`
+    : 'Authentication failed, no credentials provided';
 }
 
 /** Go's Request.BasicAuth: `Basic ` (case-insensitive) + standard base64 of `user:pass`. */

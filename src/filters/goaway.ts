@@ -13,7 +13,11 @@ import type { Handler } from '../endpoints/request/context.ts';
  * app.use(honoMiddleware(withProbabilisticGoaway, { goawayChance: 0.001 }));
  * ```
  */
-export function withProbabilisticGoaway(next: Handler, c: { goawayChance: number }, random: () => number = Math.random): Handler {
+export function withProbabilisticGoaway(
+  next: Handler,
+  c: { goawayChance: number },
+  random: () => number = Math.random,
+): Handler {
   const chance = c.goawayChance;
   if (!(chance > 0)) return next;
   return (ctx) => {

@@ -4,7 +4,10 @@ import { withHSTS } from './hsts.ts';
 import { recorder, serve, testContext } from './testing.ts';
 
 test('WithHSTS: directives joined with "; "', async () => {
-  const res = await serve(withHSTS(recorder(), { hstsDirectives: ['max-age=31536000', 'includeSubDomains', 'preload'] }), testContext('/'));
+  const res = await serve(
+    withHSTS(recorder(), { hstsDirectives: ['max-age=31536000', 'includeSubDomains', 'preload'] }),
+    testContext('/'),
+  );
   assert.equal(res.headers.get('strict-transport-security'), 'max-age=31536000; includeSubDomains; preload');
 });
 

@@ -16,7 +16,8 @@ export function withHSTS(next: Handler, c: { hstsDirectives: readonly string[] }
   if (!c.hstsDirectives.length) return next;
   const value = c.hstsDirectives.join('; ');
   return (ctx) => {
-    if (!ctx.responseHeaders.has('strict-transport-security')) ctx.responseHeaders.set('Strict-Transport-Security', value);
+    if (!ctx.responseHeaders.has('strict-transport-security'))
+      ctx.responseHeaders.set('Strict-Transport-Security', value);
     return next(ctx);
   };
 }

@@ -30,7 +30,14 @@ export function normalizedVerb(ctx: RequestContext): string {
   let verb = ctx.request.method.toUpperCase();
   const info = ctx.requestInfo;
   if (info) {
-    const scope = info.name !== '' || info.verb === 'create' ? 'resource' : info.namespace !== '' ? 'namespace' : info.isResourceRequest ? 'cluster' : '';
+    const scope =
+      info.name !== '' || info.verb === 'create'
+        ? 'resource'
+        : info.namespace !== ''
+          ? 'namespace'
+          : info.isResourceRequest
+            ? 'cluster'
+            : '';
     if ((verb === 'GET' || verb === 'HEAD') && scope !== 'resource' && scope !== '') verb = 'LIST';
     if (info.verb === 'watch') verb = 'WATCH';
     if (verb === 'PATCH' && ctx.request.headers.get('content-type') === 'application/apply-patch+yaml') verb = 'APPLY';
@@ -57,7 +64,10 @@ export function withHTTPLogging(next: Handler, c: { logger: Logger }): Handler {
       userAgent: ctx.request.headers.get('user-agent') ?? '',
       contentType: ctx.request.headers.get('content-type') ?? '',
       'audit-ID': (ctx.auditID ?? '').slice(0, 64),
-      srcIP: t.remoteAddress ? (t.remoteAddress.includes(':') ? `[${t.remoteAddress}]` : t.remoteAddress) + (t.remotePort ? `:${t.remotePort}` : '') : '',
+      srcIP: t.remoteAddress
+        ? (t.remoteAddress.includes(':') ? `[${t.remoteAddress}]` : t.remoteAddress) +
+          (t.remotePort ? `:${t.remotePort}` : '')
+        : '',
     };
     for (const [k, v] of rl.added) kv[k] = v;
     kv.resp = status ?? 0;

@@ -50,7 +50,9 @@ function setup(authz: Authorizer = rbac) {
 function ctxWith(user: UserInfo | undefined, lines: [string, string][]): RequestContext {
   const headers = new Headers();
   for (const [k, v] of lines) headers.append(k, v);
-  const ctx = newRequestContext(new Request('https://127.0.0.1/api/v1/pods', { headers }), { rawHeaders: lines.flat() });
+  const ctx = newRequestContext(new Request('https://127.0.0.1/api/v1/pods', { headers }), {
+    rawHeaders: lines.flat(),
+  });
   if (user) ctx.user = user;
   return ctx;
 }
@@ -77,8 +79,14 @@ test('user, groups (one per line), extras and uid: the impersonated user replace
   ]);
   assert.equal(await (await h(ctx)).text(), 'ok');
   const s = seen()!;
-  assert.deepEqual(s.user, { name: 'jane', groups: ['devs', 'ops, qa', 'system:authenticated'], extra: { scopes: ['view', 'edit'] }, uid: 'u-1' });
-  for (const n of ['impersonate-user', 'impersonate-group', 'impersonate-uid', 'impersonate-extra-scopes']) assert.equal(s.request.headers.get(n), null, n);
+  assert.deepEqual(s.user, {
+    name: 'jane',
+    groups: ['devs', 'ops, qa', 'system:authenticated'],
+    extra: { scopes: ['view', 'edit'] },
+    uid: 'u-1',
+  });
+  for (const n of ['impersonate-user', 'impersonate-group', 'impersonate-uid', 'impersonate-extra-scopes'])
+    assert.equal(s.request.headers.get(n), null, n);
   assert.equal(s.request.headers.get('x-other'), 'kept');
 });
 
@@ -90,11 +98,21 @@ test('service accounts get their groups unless groups are given; anonymous gets 
     groups: ['system:serviceaccounts', 'system:serviceaccounts:ci', 'system:authenticated'],
     extra: {},
   });
-  await h(ctxWith(admin, [['Impersonate-User', 'system:serviceaccount:ci:builder'], ['Impersonate-Group', 'g']]));
+  await h(
+    ctxWith(admin, [
+      ['Impersonate-User', 'system:serviceaccount:ci:builder'],
+      ['Impersonate-Group', 'g'],
+    ]),
+  );
   assert.deepEqual(seen()!.user!.groups, ['g', 'system:authenticated']);
   await h(ctxWith(admin, [['Impersonate-User', 'system:anonymous']]));
   assert.deepEqual(seen()!.user!.groups, ['system:unauthenticated']);
-  await h(ctxWith(admin, [['Impersonate-User', 'x'], ['Impersonate-Group', 'system:unauthenticated']]));
+  await h(
+    ctxWith(admin, [
+      ['Impersonate-User', 'x'],
+      ['Impersonate-Group', 'system:unauthenticated'],
+    ]),
+  );
   assert.deepEqual(seen()!.user!.groups, ['system:unauthenticated']);
   // An invalid service-account name is a plain user.
   assert.equal(splitServiceAccountUsername('system:serviceaccount:Bad:x'), undefined);
@@ -104,11 +122,40 @@ test('service accounts get their groups unless groups are given; anonymous gets 
 test('403s: each requested identity is authorized with verb impersonate; first failure wins', async () => {
   const { h } = setup();
   const cases: [UserInfo, [string, string][], string][] = [
-    [{ name: 'alice' }, [['Impersonate-User', 'bob']], 'users \\"bob\\" is forbidden: User \\"alice\\" cannot impersonate resource \\"users\\" in API group \\"\\" at the cluster scope'],
-    [{ name: 'alice' }, [['Impersonate-User', 'system:serviceaccount:kube-system:default']], 'serviceaccounts \\"default\\" is forbidden: User \\"alice\\" cannot impersonate resource \\"serviceaccounts\\" in API group \\"\\" in the namespace \\"kube-system\\"'],
-    [{ name: 'limited' }, [['Impersonate-User', 'bob'], ['Impersonate-Group', 'admins']], 'groups \\"admins\\" is forbidden: User \\"limited\\" cannot impersonate resource \\"groups\\" in API group \\"\\" at the cluster scope'],
-    [{ name: 'limited' }, [['Impersonate-User', 'bob'], ['Impersonate-Extra-Scopes', 'scope-a']], 'userextras.authentication.k8s.io \\"scope-a\\" is forbidden: User \\"limited\\" cannot impersonate resource \\"userextras/scopes\\" in API group \\"authentication.k8s.io\\" at the cluster scope'],
-    [{ name: 'limited' }, [['Impersonate-User', 'bob'], ['Impersonate-Uid', '42']], 'uids.authentication.k8s.io \\"42\\" is forbidden: User \\"limited\\" cannot impersonate resource \\"uids\\" in API group \\"authentication.k8s.io\\" at the cluster scope'],
+    [
+      { name: 'alice' },
+      [['Impersonate-User', 'bob']],
+      'users \\"bob\\" is forbidden: User \\"alice\\" cannot impersonate resource \\"users\\" in API group \\"\\" at the cluster scope',
+    ],
+    [
+      { name: 'alice' },
+      [['Impersonate-User', 'system:serviceaccount:kube-system:default']],
+      'serviceaccounts \\"default\\" is forbidden: User \\"alice\\" cannot impersonate resource \\"serviceaccounts\\" in API group \\"\\" in the namespace \\"kube-system\\"',
+    ],
+    [
+      { name: 'limited' },
+      [
+        ['Impersonate-User', 'bob'],
+        ['Impersonate-Group', 'admins'],
+      ],
+      'groups \\"admins\\" is forbidden: User \\"limited\\" cannot impersonate resource \\"groups\\" in API group \\"\\" at the cluster scope',
+    ],
+    [
+      { name: 'limited' },
+      [
+        ['Impersonate-User', 'bob'],
+        ['Impersonate-Extra-Scopes', 'scope-a'],
+      ],
+      'userextras.authentication.k8s.io \\"scope-a\\" is forbidden: User \\"limited\\" cannot impersonate resource \\"userextras/scopes\\" in API group \\"authentication.k8s.io\\" at the cluster scope',
+    ],
+    [
+      { name: 'limited' },
+      [
+        ['Impersonate-User', 'bob'],
+        ['Impersonate-Uid', '42'],
+      ],
+      'uids.authentication.k8s.io \\"42\\" is forbidden: User \\"limited\\" cannot impersonate resource \\"uids\\" in API group \\"authentication.k8s.io\\" at the cluster scope',
+    ],
   ];
   for (const [user, lines, message] of cases) {
     const r = await h(ctxWith(user, lines));
@@ -130,8 +177,18 @@ test('400: groups, extras or uid without a user (an empty Impersonate-User count
     await r.text(),
     '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"requested [{Group  admins    }] without impersonating a user","reason":"BadRequest","code":400}\n',
   );
-  r = await h(ctxWith(admin, [['Impersonate-User', ''], ['Impersonate-Group', 'a'], ['Impersonate-Extra-Foo', 'v'], ['Impersonate-Uid', 'u']]));
-  assert.equal(JSON.parse(await r.text()).message, 'requested [{Group  a    } {UserExtra  v  authentication.k8s.io/v1  foo} {UID  u  authentication.k8s.io/v1  }] without impersonating a user');
+  r = await h(
+    ctxWith(admin, [
+      ['Impersonate-User', ''],
+      ['Impersonate-Group', 'a'],
+      ['Impersonate-Extra-Foo', 'v'],
+      ['Impersonate-Uid', 'u'],
+    ]),
+  );
+  assert.equal(
+    JSON.parse(await r.text()).message,
+    'requested [{Group  a    } {UserExtra  v  authentication.k8s.io/v1  foo} {UID  u  authentication.k8s.io/v1  }] without impersonating a user',
+  );
 });
 
 test('extra keys: lower-cased and path-unescaped (invalid escapes kept); attributes passed to the authorizer', async () => {
@@ -139,7 +196,12 @@ test('extra keys: lower-cased and path-unescaped (invalid escapes kept); attribu
   assert.equal(unescapeExtraKey('almost%zzpercent%xxencoded'), 'almost%zzpercent%xxencoded');
   const calls: Attributes[] = [];
   const { h, seen } = setup({ authorize: async (a) => (calls.push(a), { decision: 'Allow', reason: '' }) });
-  await h(ctxWith(admin, [['Impersonate-User', 'u'], ['Impersonate-Extra-Example.com%2fKey', 'v']]));
+  await h(
+    ctxWith(admin, [
+      ['Impersonate-User', 'u'],
+      ['Impersonate-Extra-Example.com%2fKey', 'v'],
+    ]),
+  );
   assert.deepEqual(seen()!.user!.extra, { 'example.com/key': ['v'] });
   assert.deepEqual(
     calls.map((a) => [a.verb, a.apiGroup, a.apiVersion, a.resource, a.subresource, a.name, a.user?.name]),
@@ -152,7 +214,9 @@ test('extra keys: lower-cased and path-unescaped (invalid escapes kept); attribu
 
 test('without raw header lines (Fetch Headers only): detected and applied', async () => {
   const { h, seen } = setup();
-  const ctx = newRequestContext(new Request('https://127.0.0.1/api', { headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': 'devs' } }));
+  const ctx = newRequestContext(
+    new Request('https://127.0.0.1/api', { headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': 'devs' } }),
+  );
   ctx.user = admin;
   assert.equal(await (await h(ctx)).text(), 'ok');
   assert.deepEqual(seen()!.user, { name: 'jane', groups: ['devs', 'system:authenticated'], extra: {} });

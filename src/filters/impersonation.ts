@@ -66,7 +66,8 @@ export function buildImpersonationRequests(ctx: RequestContext): ImpersonationRe
   const hasUser = requestedUser.length > 0;
   if (hasUser) {
     const sa = splitServiceAccountUsername(requestedUser);
-    if (sa) reqs.push({ kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name, apiVersion: '', fieldPath: '' });
+    if (sa)
+      reqs.push({ kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name, apiVersion: '', fieldPath: '' });
     else reqs.push({ kind: 'User', namespace: '', name: requestedUser, apiVersion: '', fieldPath: '' });
   }
   const groups = headerValues(ctx, impersonateGroupHeader);
@@ -74,7 +75,8 @@ export function buildImpersonationRequests(ctx: RequestContext): ImpersonationRe
   const extraHeaders = headerNamesWithPrefix(ctx, impersonateUserExtraHeaderPrefix);
   for (const h of extraHeaders) {
     const key = unescapeExtraKey(h.slice(impersonateUserExtraHeaderPrefix.length).toLowerCase());
-    for (const v of headerValues(ctx, h)) reqs.push({ kind: 'UserExtra', namespace: '', name: v, apiVersion: 'authentication.k8s.io/v1', fieldPath: key });
+    for (const v of headerValues(ctx, h))
+      reqs.push({ kind: 'UserExtra', namespace: '', name: v, apiVersion: 'authentication.k8s.io/v1', fieldPath: key });
   }
   const uid = headerValues(ctx, impersonateUIDHeader)[0] ?? '';
   if (uid) reqs.push({ kind: 'UID', namespace: '', name: uid, apiVersion: 'authentication.k8s.io/v1', fieldPath: '' });
@@ -90,7 +92,8 @@ function hasImpersonationHeaders(ctx: RequestContext): boolean {
   if (raw) {
     for (let i = 0; i < raw.length; i += 2) {
       const n = raw[i]!;
-      if (n.length > 12 && (n.charCodeAt(0) | 0x20) === 0x69 /* i */ && n.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+      if (n.length > 12 && (n.charCodeAt(0) | 0x20) === 0x69 /* i */ && n.slice(0, 12).toLowerCase() === 'impersonate-')
+        return true;
     }
     return false;
   }
@@ -188,7 +191,8 @@ export function withImpersonation(next: Handler, c: ImpersonationFilterConfig): 
     }
 
     if (username !== 'system:anonymous') {
-      if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
+      if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated'))
+        groups.push('system:authenticated');
     } else if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
 
     const newUser: UserInfo = { name: username, groups, extra };

@@ -23,7 +23,11 @@ async function assert429(res: Response) {
 
 test('WithMaxInFlightLimit: read-only and mutating buckets, plain-text 429 when full', async () => {
   const b = blocking();
-  const h = withMaxInFlightLimit(b.h, { maxRequestsInFlight: 2, maxMutatingRequestsInFlight: 1, longRunningFunc: kubeLongRunningRequestCheck });
+  const h = withMaxInFlightLimit(b.h, {
+    maxRequestsInFlight: 2,
+    maxMutatingRequestsInFlight: 1,
+    longRunningFunc: kubeLongRunningRequestCheck,
+  });
   const held = [h(testContext('/api/v1/pods')), h(testContext('/api/v1/namespaces/ns/pods/p'))];
   await assert429(await serve(h, testContext('/api/v1/pods')));
   // The mutating bucket is separate.
@@ -41,8 +45,16 @@ test('WithMaxInFlightLimit: read-only and mutating buckets, plain-text 429 when 
 
 test('WithMaxInFlightLimit: long-running requests are not counted; system:masters is never rejected', async () => {
   const b = blocking();
-  const h = withMaxInFlightLimit(b.h, { maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1, longRunningFunc: kubeLongRunningRequestCheck });
-  const held = [h(testContext('/api/v1/pods?watch=1')), h(testContext('/api/v1/namespaces/n/pods/p/log')), h(testContext('/api/v1/pods'))];
+  const h = withMaxInFlightLimit(b.h, {
+    maxRequestsInFlight: 1,
+    maxMutatingRequestsInFlight: 1,
+    longRunningFunc: kubeLongRunningRequestCheck,
+  });
+  const held = [
+    h(testContext('/api/v1/pods?watch=1')),
+    h(testContext('/api/v1/namespaces/n/pods/p/log')),
+    h(testContext('/api/v1/pods')),
+  ];
   const admin = testContext('/api/v1/pods');
   admin.user = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };
   const p = h(admin);
@@ -55,18 +67,38 @@ test('WithMaxInFlightLimit: long-running requests are not counted; system:master
 test('WithMaxInFlightLimit: 0 disables a bucket; both 0 removes the filter; errors release the slot', async () => {
   const b = blocking();
   const next: Handler = b.h;
-  assert.equal(withMaxInFlightLimit(next, { maxRequestsInFlight: 0, maxMutatingRequestsInFlight: 0, longRunningFunc: kubeLongRunningRequestCheck }), next);
-  const h = withMaxInFlightLimit(next, { maxRequestsInFlight: 0, maxMutatingRequestsInFlight: 1, longRunningFunc: kubeLongRunningRequestCheck });
+  assert.equal(
+    withMaxInFlightLimit(next, {
+      maxRequestsInFlight: 0,
+      maxMutatingRequestsInFlight: 0,
+      longRunningFunc: kubeLongRunningRequestCheck,
+    }),
+    next,
+  );
+  const h = withMaxInFlightLimit(next, {
+    maxRequestsInFlight: 0,
+    maxMutatingRequestsInFlight: 1,
+    longRunningFunc: kubeLongRunningRequestCheck,
+  });
   const many = Array.from({ length: 5 }, () => h(testContext('/api/v1/pods')));
   b.releaseAll();
   for (const r of await Promise.all(many)) assert.equal(r.status, 200);
-  const failing = withMaxInFlightLimit(async () => { throw new Error('x'); }, { maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1, longRunningFunc: kubeLongRunningRequestCheck });
+  const failing = withMaxInFlightLimit(
+    async () => {
+      throw new Error('x');
+    },
+    { maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1, longRunningFunc: kubeLongRunningRequestCheck },
+  );
   await assert.rejects(async () => failing(testContext('/api/v1/pods')));
   await assert.rejects(async () => failing(testContext('/api/v1/pods')), /x/); // slot was released
 });
 
 test('WithMaxInFlightLimit: missing RequestInfo is the 500 with the quoted URI', async () => {
-  const h = withMaxInFlightLimit(() => new Response('ok'), { maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1, longRunningFunc: kubeLongRunningRequestCheck });
+  const h = withMaxInFlightLimit(() => new Response('ok'), {
+    maxRequestsInFlight: 1,
+    maxMutatingRequestsInFlight: 1,
+    longRunningFunc: kubeLongRunningRequestCheck,
+  });
   const res = await serve(h, testContext('/x?y', { noInfo: true }));
   assert.equal(res.status, 500);
   assert.equal(await res.text(), 'Internal Server Error: "/x?y"\n');
@@ -78,7 +110,10 @@ test('TestMaxInFlightNonMutating / Mutating / SkipsMasters (upstream scenarios)'
   const server = (nonMutating: number, mutating: number) => {
     const pending: (() => void)[] = [];
     const h = withMaxInFlightLimit(
-      (ctx) => (ctx.url.pathname.includes('dontwait') ? new Response('') : new Promise<Response>((r) => pending.push(() => r(new Response(''))))),
+      (ctx) =>
+        ctx.url.pathname.includes('dontwait')
+          ? new Response('')
+          : new Promise<Response>((r) => pending.push(() => r(new Response('')))),
       { maxRequestsInFlight: nonMutating, maxMutatingRequestsInFlight: mutating, longRunningFunc },
     );
     const call = (path: string, method = 'GET', groups?: string[]) => {

@@ -52,7 +52,9 @@ export function withMaxInFlightLimit(
   const readOnly = c.maxRequestsInFlight > 0 ? new InFlightBucket(c.maxRequestsInFlight) : undefined;
   const mutating = c.maxMutatingRequestsInFlight > 0 ? new InFlightBucket(c.maxMutatingRequestsInFlight) : undefined;
   const longRunning = c.longRunningFunc;
-  const handler: Handler & { buckets?: { readOnly?: InFlightBucket; mutating?: InFlightBucket } } = (ctx: RequestContext) => {
+  const handler: Handler & { buckets?: { readOnly?: InFlightBucket; mutating?: InFlightBucket } } = (
+    ctx: RequestContext,
+  ) => {
     const info = ctx.requestInfo;
     if (!info) return httpError(`Internal Server Error: ${goQuote(ctx.url.pathname + ctx.url.search)}`, 500);
     if (longRunning(ctx.request, info)) return next(ctx);

@@ -28,9 +28,13 @@ test('honoMiddleware: filters run as Hono middleware and share one RequestContex
     return hc.json({ ns: ctx.requestInfo!.namespace, verb: ctx.requestInfo!.verb });
   });
   app.get('/slow', () => new Promise<Response>(() => {}));
-  app.get('/boom', () => { throw 'not an Error'; });
+  app.get('/boom', () => {
+    throw 'not an Error';
+  });
 
-  let res = await app.request('/api/v1/namespaces/default/pods', { headers: { 'Audit-ID': 'id-1', Origin: 'https://ok.io' } });
+  let res = await app.request('/api/v1/namespaces/default/pods', {
+    headers: { 'Audit-ID': 'id-1', Origin: 'https://ok.io' },
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { ns: 'default', verb: 'list' });
   assert.equal(res.headers.get('audit-id'), 'id-1');
@@ -39,7 +43,10 @@ test('honoMiddleware: filters run as Hono middleware and share one RequestContex
   assert.equal(res.headers.get('access-control-allow-origin'), 'https://ok.io');
 
   // Preflight short-circuits inside; outer headers still merged.
-  res = await app.request('/api/v1/namespaces/default/pods', { method: 'OPTIONS', headers: { Origin: 'https://ok.io' } });
+  res = await app.request('/api/v1/namespaces/default/pods', {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://ok.io' },
+  });
   assert.equal(res.status, 204);
   assert.ok(res.headers.get('audit-id'));
 
@@ -49,7 +56,9 @@ test('honoMiddleware: filters run as Hono middleware and share one RequestContex
   assert.match(await res.text(), /^\{"metadata":\{\},"status":"Failure"/);
 
   // Hono's own error handler sees the throw first unless it rethrows; route errors to the filter.
-  app.onError((err) => { throw err; });
+  app.onError((err) => {
+    throw err;
+  });
   res = await app.request('/boom');
   assert.equal(res.status, 500);
   assert.equal(await res.text(), 'This request caused apiserver to panic. Look in the logs for details.\n');
@@ -66,8 +75,20 @@ test('honoMiddleware: a single filter alone', async () => {
 
 test('honoMiddleware: the docs/handler-chain.md example, from the package root', async () => {
   const root = await import('../index.ts');
-  const { honoMiddleware: mw, withAuditInit: ai, withRequestInfo: ri, withTimeoutForNonLongRunningRequests: to, kubeLongRunningRequestCheck, discardLogger } = root;
-  const config = { legacyAPIGroupPrefixes: ['/api'], longRunningFunc: kubeLongRunningRequestCheck, requestTimeout: 60_000, logger: discardLogger };
+  const {
+    honoMiddleware: mw,
+    withAuditInit: ai,
+    withRequestInfo: ri,
+    withTimeoutForNonLongRunningRequests: to,
+    kubeLongRunningRequestCheck,
+    discardLogger,
+  } = root;
+  const config = {
+    legacyAPIGroupPrefixes: ['/api'],
+    longRunningFunc: kubeLongRunningRequestCheck,
+    requestTimeout: 60_000,
+    logger: discardLogger,
+  };
   const app = new Hono<FilterEnv>();
   app.use(mw(ai, config));
   app.use(mw(ri, config));

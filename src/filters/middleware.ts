@@ -10,7 +10,13 @@
 //   app.get('/x', (c) => c.text(c.var.requestContext.auditID!))
 
 import type { MiddlewareHandler, Context as HonoContext, Next } from 'hono';
-import { finalizeResponse, newRequestContext, type Handler, type RequestContext, type Transport } from '../endpoints/request/context.ts';
+import {
+  finalizeResponse,
+  newRequestContext,
+  type Handler,
+  type RequestContext,
+  type Transport,
+} from '../endpoints/request/context.ts';
 
 /** Hono variables the adapter uses: the shared request context. */
 export interface FilterEnv {

@@ -14,7 +14,10 @@ import type { LifecycleSignal } from '../util/lifecycle-signal.ts';
  * app.use(honoMiddleware(withMuxAndDiscoveryComplete, { lifecycleSignals: new LifecycleSignals() }));
  * ```
  */
-export function withMuxAndDiscoveryComplete(next: Handler, c: { lifecycleSignals: { MuxAndDiscoveryComplete: LifecycleSignal } }): Handler {
+export function withMuxAndDiscoveryComplete(
+  next: Handler,
+  c: { lifecycleSignals: { MuxAndDiscoveryComplete: LifecycleSignal } },
+): Handler {
   const signal = c.lifecycleSignals.MuxAndDiscoveryComplete;
   return (ctx) => {
     if (!signal.hasFired) ctx.muxAndDiscoveryIncomplete = true;

@@ -40,10 +40,20 @@ export function withPanicRecovery(next: Handler, c: { logger: Logger }): Handler
     const uri = ctx.url.pathname + ctx.url.search;
     if (isAbort(err, ctx.signal)) {
       // Go logs only its explicit ErrAbortHandler panic; a client that went away is not logged.
-      if (err instanceof AbortHandlerError) c.logger.error('Timeout or abort while handling', { method: ctx.request.method, URI: uri, auditID: ctx.auditID });
+      if (err instanceof AbortHandlerError)
+        c.logger.error('Timeout or abort while handling', {
+          method: ctx.request.method,
+          URI: uri,
+          auditID: ctx.auditID,
+        });
       throw err;
     }
-    c.logger.error("apiserver panic'd", { method: ctx.request.method, URI: uri, auditID: ctx.auditID, err: errorMessage(err) });
+    c.logger.error("apiserver panic'd", {
+      method: ctx.request.method,
+      URI: uri,
+      auditID: ctx.auditID,
+      err: errorMessage(err),
+    });
     return httpError(panicMessage, 500);
   };
   return (ctx) => {

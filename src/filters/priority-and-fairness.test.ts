@@ -51,7 +51,9 @@ function testServer(handler: Handler, overrides: Partial<Config> = {}, manifests
       apiAudiences: [],
       authenticator: requestFunc(async (ctx) => {
         const name = ctx.request.headers.get('x-user') ?? 'system:anonymous';
-        const groups = ctx.request.headers.get('x-groups')?.split(',') ?? [name === 'system:anonymous' ? 'system:unauthenticated' : 'system:authenticated'];
+        const groups = ctx.request.headers.get('x-groups')?.split(',') ?? [
+          name === 'system:anonymous' ? 'system:unauthenticated' : 'system:authenticated',
+        ];
         return { user: { name, groups } };
       }),
     },
@@ -72,7 +74,8 @@ function testServer(handler: Handler, overrides: Partial<Config> = {}, manifests
       if (groups) headers.set('x-groups', groups.join(','));
       return server.fetch(new Request(`http://test${path}`, { ...init, headers }));
     },
-    metrics: async () => (await server.fetch(new Request('http://test/metrics', { headers: { 'x-groups': 'system:masters' } }))).text(),
+    metrics: async () =>
+      (await server.fetch(new Request('http://test/metrics', { headers: { 'x-groups': 'system:masters' } }))).text(),
   };
 }
 
@@ -129,19 +132,37 @@ test('429 when the queue is full: upstream body, headers and metrics', async () 
   assert.equal((await p2).status, 200);
 
   const text = await t.metrics();
-  assert.match(text, /^apiserver_flowcontrol_rejected_requests_total\{flow_schema="tiny",priority_level="tiny",reason="queue-full"\} 1$/m);
-  assert.match(text, /^apiserver_flowcontrol_dispatched_requests_total\{flow_schema="tiny",priority_level="tiny"\} 2$/m);
-  assert.match(text, /^apiserver_flowcontrol_current_executing_requests\{flow_schema="tiny",priority_level="tiny"\} 0$/m);
+  assert.match(
+    text,
+    /^apiserver_flowcontrol_rejected_requests_total\{flow_schema="tiny",priority_level="tiny",reason="queue-full"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^apiserver_flowcontrol_dispatched_requests_total\{flow_schema="tiny",priority_level="tiny"\} 2$/m,
+  );
+  assert.match(
+    text,
+    /^apiserver_flowcontrol_current_executing_requests\{flow_schema="tiny",priority_level="tiny"\} 0$/m,
+  );
   assert.match(text, /^apiserver_flowcontrol_current_inqueue_requests\{flow_schema="tiny",priority_level="tiny"\} 0$/m);
   assert.match(text, /^apiserver_flowcontrol_nominal_limit_seats\{priority_level="tiny"\} 1$/m);
-  assert.match(text, /^apiserver_flowcontrol_request_wait_duration_seconds_count\{execute="true",flow_schema="tiny",priority_level="tiny"\} 2$/m);
-  assert.match(text, /^apiserver_request_terminations_total\{code="429",component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m);
+  assert.match(
+    text,
+    /^apiserver_flowcontrol_request_wait_duration_seconds_count\{execute="true",flow_schema="tiny",priority_level="tiny"\} 2$/m,
+  );
+  assert.match(
+    text,
+    /^apiserver_request_terminations_total\{code="429",component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m,
+  );
   assert.match(text, /^apiserver_dropped_requests_total\{request_kind="readOnly"\} 1$/m);
   // The authentication filter's metrics (bob ×3 and the /metrics scraper).
   assert.match(text, /^authentication_attempts\{result="success"\} 4$/m);
   assert.match(text, /^authenticated_user_requests\{username="other"\} 4$/m);
   assert.match(text, /^authentication_duration_seconds_count\{result="success"\} 4$/m);
-  assert.match(text, /^apiserver_request_total\{code="429",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m);
+  assert.match(
+    text,
+    /^apiserver_request_total\{code="429",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m,
+  );
 });
 
 test('queue wait limit is a quarter of the request timeout; exempt and probes are never queued', async () => {
@@ -168,7 +189,10 @@ test('queue wait limit is a quarter of the request timeout; exempt and probes ar
   const ex = await exempt;
   assert.equal(ex.status, 200);
   assert.equal(ex.headers.get('x-kubernetes-pf-flowschema-uid'), uids(t, 'exempt').fs);
-  assert.match(await t.metrics(), /^apiserver_flowcontrol_rejected_requests_total\{flow_schema="tiny",priority_level="tiny",reason="time-out"\} 1$/m);
+  assert.match(
+    await t.metrics(),
+    /^apiserver_flowcontrol_rejected_requests_total\{flow_schema="tiny",priority_level="tiny",reason="time-out"\} 1$/m,
+  );
 });
 
 function watchHandler(opened: { n: number; cancelled: number }): Handler {
@@ -203,7 +227,13 @@ test('watches hold a seat only until they start', async () => {
   await get.body?.cancel();
   let text = await t.metrics();
   assert.match(text, /^apiserver_flowcontrol_current_executing_seats\{flow_schema="tiny",priority_level="tiny"\} 0$/m);
-  assert.match(text, new RegExp(`^apiserver_longrunning_requests\\{component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="WATCH",version="v1"\\} ${n}$`, 'm'));
+  assert.match(
+    text,
+    new RegExp(
+      `^apiserver_longrunning_requests\\{component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="WATCH",version="v1"\\} ${n}$`,
+      'm',
+    ),
+  );
   // Reading a watch works through the wrapper; cancelling every watch brings the gauge back to 0.
   const reader = watches[0]!.body!.getReader();
   assert.equal(new TextDecoder().decode((await reader.read()).value), '{"type":"BOOKMARK"}\n');
@@ -211,14 +241,19 @@ test('watches hold a seat only until they start', async () => {
   await Promise.all(watches.map((w) => w.body!.cancel()));
   assert.equal(opened.cancelled, n + 1); // the watches and the plain GET
   text = await t.metrics();
-  assert.match(text, /^apiserver_longrunning_requests\{component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="WATCH",version="v1"\} 0$/m);
+  assert.match(
+    text,
+    /^apiserver_longrunning_requests\{component="apiserver",group="",resource="pods",scope="namespace",subresource="",verb="WATCH",version="v1"\} 0$/m,
+  );
 });
 
 test('a flood of watches from many clients at once', async () => {
   const opened = { n: 0, cancelled: 0 };
   const t = testServer(watchHandler(opened), { maxRequestsInFlight: 400, maxMutatingRequestsInFlight: 200 });
   const n = 1000;
-  const watches = await Promise.all(Array.from({ length: n }, (_, i) => t.fetch('/api/v1/namespaces/default/pods?watch=true', `user${i % 100}`)));
+  const watches = await Promise.all(
+    Array.from({ length: n }, (_, i) => t.fetch('/api/v1/namespaces/default/pods?watch=true', `user${i % 100}`)),
+  );
   const codes = new Map<number, number>();
   for (const w of watches) codes.set(w.status, (codes.get(w.status) ?? 0) + 1);
   assert.deepEqual([...codes], [[200, n]]);
@@ -266,16 +301,24 @@ test('many flows share a level fairly; nothing is lost', async () => {
   };
   const t = testServer(handler, { maxRequestsInFlight: 20, maxMutatingRequestsInFlight: 10 });
   const users = Array.from({ length: 40 }, (_, i) => `user${i}`);
-  const results = await Promise.all(users.flatMap((u) => Array.from({ length: 10 }, () => t.fetch('/api/v1/namespaces/default/secrets', u))));
+  const results = await Promise.all(
+    users.flatMap((u) => Array.from({ length: 10 }, () => t.fetch('/api/v1/namespaces/default/secrets', u))),
+  );
   assert.equal(results.filter((r) => r.status === 200).length, 400);
   const text = await t.metrics();
-  assert.match(text, /^apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} 400$/m);
+  assert.match(
+    text,
+    /^apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} 400$/m,
+  );
 });
 
 test('APF needs a positive server concurrency limit', () => {
   assert.throws(
     () => testServer(() => new Response('ok'), { maxRequestsInFlight: 0, maxMutatingRequestsInFlight: 0 }),
-    { message: 'invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive' },
+    {
+      message:
+        'invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive',
+    },
   );
 });
 
@@ -301,7 +344,10 @@ test('/debug/api_priority_and_fairness/dump_priority_levels: tabwriter-aligned c
     lines[0],
     'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests',
   );
-  assert.equal(lines[1], 'catch-all,         0,            true,   false,       0,               0,                 0,                  0,                0,                0');
+  assert.equal(
+    lines[1],
+    'catch-all,         0,            true,   false,       0,               0,                 0,                  0,                0,                0',
+  );
   const tiny = lines.find((l) => l.startsWith('tiny,'))!;
   assert.deepEqual(tiny.split(/,\s*/), ['tiny', '1', 'false', 'false', '1', '1', '1', '1', '0', '0']);
   assert.equal(lines.filter((l) => l.startsWith('exempt,')).length, 1);
@@ -328,7 +374,17 @@ test('/debug/api_priority_and_fairness/dump_queues and dump_requests: a row per 
   const queues = await admin('/debug/api_priority_and_fairness/dump_queues');
   assert.equal(queues.status, 200);
   assert.equal(queues.type, 'text/plain; charset=utf-8');
-  assert.deepEqual(queues.lines[0]!.split(/,\s*/), ['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']);
+  assert.deepEqual(queues.lines[0]!.split(/,\s*/), [
+    'PriorityLevelName',
+    'Index',
+    'PendingRequests',
+    'ExecutingRequests',
+    'SeatsInUse',
+    'NextDispatchR',
+    'InitialSeatsSum',
+    'MaxSeatsSum',
+    'TotalWorkSum',
+  ]);
   const tiny = queues.lines.filter((l) => l.startsWith('tiny,'));
   assert.equal(tiny.length, 1, 'one queue');
   const cells = tiny[0]!.split(/,\s*/);
@@ -340,7 +396,17 @@ test('/debug/api_priority_and_fairness/dump_queues and dump_requests: a row per 
   assert.equal(queues.lines.filter((l) => l.startsWith('global-default,')).length, 128);
 
   const requests = await admin('/debug/api_priority_and_fairness/dump_requests');
-  assert.deepEqual(requests.lines[0]!.split(/,\s*/), ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency']);
+  assert.deepEqual(requests.lines[0]!.split(/,\s*/), [
+    'PriorityLevelName',
+    'FlowSchemaName',
+    'QueueIndex',
+    'RequestIndexInQueue',
+    'FlowDistingsher',
+    'ArriveTime',
+    'InitialSeats',
+    'FinalSeats',
+    'AdditionalLatency',
+  ]);
   assert.equal(requests.lines.length, 3, 'header, one waiting request, final newline');
   const r = requests.lines[1]!.split(/,\s*/);
   assert.deepEqual([...r.slice(0, 5), ...r.slice(6)], ['tiny', 'tiny', '0', '0', 'bob', '1', '0', '0s']);
@@ -348,8 +414,26 @@ test('/debug/api_priority_and_fairness/dump_queues and dump_requests: a row per 
   assert.ok(Math.abs(Date.parse(r[5]!) - before) < 5000);
 
   const detailed = await admin('/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1');
-  assert.deepEqual(detailed.lines[0]!.split(/,\s*/).slice(9), ['UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource']);
-  assert.deepEqual(detailed.lines[1]!.split(/,\s*/).slice(9), ['bob', 'get', '/api/v1/namespaces/ns1/pods/p1', 'ns1', 'p1', 'v1', 'pods', '']);
+  assert.deepEqual(detailed.lines[0]!.split(/,\s*/).slice(9), [
+    'UserName',
+    'Verb',
+    'APIPath',
+    'Namespace',
+    'Name',
+    'APIVersion',
+    'Resource',
+    'SubResource',
+  ]);
+  assert.deepEqual(detailed.lines[1]!.split(/,\s*/).slice(9), [
+    'bob',
+    'get',
+    '/api/v1/namespaces/ns1/pods/p1',
+    'ns1',
+    'p1',
+    'v1',
+    'pods',
+    '',
+  ]);
   // Unlisted, as upstream: not in the root path index.
   assert.ok(!(await admin('/')).lines.some((l) => l.includes('api_priority_and_fairness')));
   g.releaseAll();
@@ -396,6 +480,6 @@ spec:
   const all = await Promise.all([...noisy, ...quiet]);
   assert.deepEqual(new Set(all.map((r) => r.status)), new Set([200]));
   // All of the quiet user's requests finish long before the noisy backlog (60 requests) drains.
-  const lastQuiet = order.lastIndexOf("quiet");
+  const lastQuiet = order.lastIndexOf('quiet');
   assert.ok(lastQuiet < 25, `last quiet request finished at position ${lastQuiet}: ${order.join(' ')}`);
 });

@@ -114,7 +114,9 @@ export function withPriorityAndFairness(next: Handler, c: PriorityAndFairnessFil
     const deadline = requestDeadlineFrom(ctx);
     const waitDeadline =
       ctx.receivedTimestamp +
-      (deadline === undefined ? fc.requestWaitLimit : Math.min(Math.max(0, deadline - ctx.receivedTimestamp) / 4, 60_000));
+      (deadline === undefined
+        ? fc.requestWaitLimit
+        : Math.min(Math.max(0, deadline - ctx.receivedTimestamp) / 4, 60_000));
     const mutating = !nonMutatingVerbs.has(info.verb);
     const seats = fc.estimateSeats(digest, ctx.url, pl);
     let admission = fc.admit(cls, seats, waitDeadline, mutating, ctx.signal);

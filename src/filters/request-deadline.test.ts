@@ -35,7 +35,11 @@ test('WithRequestDeadline: --request-timeout by default, shortened by ?timeout='
 });
 
 test('WithRequestDeadline: long-running requests get no deadline and ?timeout= is not even parsed', () => {
-  for (const p of ['/api/v1/pods?watch=1&timeout=foo', '/api/v1/namespaces/n/pods/p/exec?timeout=foo', '/api/v1/proxy/nodes/n?timeout=10']) {
+  for (const p of [
+    '/api/v1/pods?watch=1&timeout=foo',
+    '/api/v1/namespaces/n/pods/p/exec?timeout=foo',
+    '/api/v1/proxy/nodes/n?timeout=10',
+  ]) {
     const next = recorder();
     void withRequestDeadline(next, c)(testContext(p));
     assert.equal(next.calls.length, 1, p);
@@ -61,6 +65,9 @@ test('WithRequestDeadline: a bad ?timeout= is the negotiated 400 (no nosniff)', 
     assert.equal(await res.text(), badBody(detail));
     assert.equal(next.calls.length, 0);
   }
-  const pretty = await serve(withRequestDeadline(recorder(), c), testContext('/api/v1/pods?timeout=foo', { headers: { 'user-agent': 'curl/8' } }));
+  const pretty = await serve(
+    withRequestDeadline(recorder(), c),
+    testContext('/api/v1/pods?timeout=foo', { headers: { 'user-agent': 'curl/8' } }),
+  );
   assert.match(await pretty.text(), /^\{\n  "kind": "Status",/);
 });

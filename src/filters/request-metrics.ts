@@ -18,8 +18,21 @@ export const apfWaitKey = Symbol.for('edge-apiserver.apf.waitMs');
 
 const healthRoots = new Set(['/healthz', '/livez', '/readyz']);
 const knownRoots = new Set([
-  '/', '/index.html', '/metrics', '/metrics/slis', '/version', '/version/', '/api', '/apis', '/openapi/v2', '/openapi/v3',
-  '/.well-known/openid-configuration', '/openid/v1/jwks', '/debug/flags', '/debug/flags/v', '/debug/pprof',
+  '/',
+  '/index.html',
+  '/metrics',
+  '/metrics/slis',
+  '/version',
+  '/version/',
+  '/api',
+  '/apis',
+  '/openapi/v2',
+  '/openapi/v3',
+  '/.well-known/openid-configuration',
+  '/openid/v1/jwks',
+  '/debug/flags',
+  '/debug/flags/v',
+  '/debug/pprof',
 ]);
 
 /** Calls `fn` once the body has been fully read or cancelled (long-running responses). */
@@ -85,16 +98,26 @@ export function withRequestMetrics(next: Handler, c: RequestMetricsFilterConfig)
     const code = String(res.status);
     const elapsed = (Date.now() - ctx.receivedTimestamp) / 1000;
     m.requestTotal.inc([l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, code]);
-    m.requestDuration.observe([l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component], elapsed);
+    m.requestDuration.observe(
+      [l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component],
+      elapsed,
+    );
     if (info?.isResourceRequest) {
       const waited = (ctx.values.get(apfWaitKey) as number | undefined) ?? 0;
-      m.requestSLIDuration.observe([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component], Math.max(0, elapsed - waited / 1000));
+      m.requestSLIDuration.observe(
+        [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component],
+        Math.max(0, elapsed - waited / 1000),
+      );
     }
     if (ctx.user?.name === 'system:apiserver') m.selfRequests.inc([l.verb, l.resource, l.subresource]);
     if (l.verb === 'GET' || l.verb === 'LIST') {
       const t = ctx.transport;
       const len = t.responseHeader ? t.responseHeader(res, 'content-length') : res.headers.get('content-length');
-      if (len !== null) m.responseSizes.observe([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component], Number(len));
+      if (len !== null)
+        m.responseSizes.observe(
+          [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component],
+          Number(len),
+        );
     }
     if (info && c.longRunningFunc(ctx.request, info) && res.body) {
       // (longRunningFunc first: reading `.body` of a Response forces @hono/node-server off its fast path)

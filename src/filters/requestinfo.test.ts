@@ -24,7 +24,10 @@ test('WithRequestInfo: resolver failure is the upstream InternalError 500', asyn
     assert.equal(res.status, 500);
     assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-    assert.equal(await res.text(), `Internal Server Error: "${uri}": failed to create RequestInfo: unable to determine kind and namespace from url, ${uri}\n`);
+    assert.equal(
+      await res.text(),
+      `Internal Server Error: "${uri}": failed to create RequestInfo: unable to determine kind and namespace from url, ${uri}\n`,
+    );
     assert.equal(next.calls.length, 0);
   }
 });

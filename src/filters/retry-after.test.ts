@@ -28,7 +28,10 @@ test('WithRetryAfter: HTTP/2 gets GOAWAY through the transport instead of Connec
   const lifecycleSignals = new LifecycleSignals();
   lifecycleSignals.NotAcceptingNewRequest.signal();
   let goaways = 0;
-  const res = await serve(withRetryAfter(recorder(), { lifecycleSignals }), testContext('/x', { transport: { protocol: 'h2', goaway: () => goaways++ } }));
+  const res = await serve(
+    withRetryAfter(recorder(), { lifecycleSignals }),
+    testContext('/x', { transport: { protocol: 'h2', goaway: () => goaways++ } }),
+  );
   assert.equal(res.status, 429);
   assert.equal(res.headers.get('connection'), null);
   assert.equal(goaways, 1);
@@ -38,11 +41,26 @@ test('WithRetryAfter: exempt paths (plain prefixes) and the loopback user agent'
   const lifecycleSignals = new LifecycleSignals();
   lifecycleSignals.NotAcceptingNewRequest.signal();
   const h = withRetryAfter(recorder(), { lifecycleSignals });
-  for (const p of ['/readyz', '/livez/ping', '/healthz', '/healthzfoo', '/metrics', '/metrics/slis', '/readyz?verbose']) {
+  for (const p of [
+    '/readyz',
+    '/livez/ping',
+    '/healthz',
+    '/healthzfoo',
+    '/metrics',
+    '/metrics/slis',
+    '/readyz?verbose',
+  ]) {
     assert.equal((await serve(h, testContext(p))).status, 200, p);
   }
-  assert.equal((await serve(h, testContext('/api/v1/pods', { headers: { 'User-Agent': 'kube-apiserver/v1.34.0 (linux/amd64)' } }))).status, 200);
-  assert.equal((await serve(h, testContext('/api/v1/pods', { headers: { 'User-Agent': 'kubectl/v1.34.0' } }))).status, 429);
+  assert.equal(
+    (await serve(h, testContext('/api/v1/pods', { headers: { 'User-Agent': 'kube-apiserver/v1.34.0 (linux/amd64)' } })))
+      .status,
+    200,
+  );
+  assert.equal(
+    (await serve(h, testContext('/api/v1/pods', { headers: { 'User-Agent': 'kubectl/v1.34.0' } }))).status,
+    429,
+  );
   assert.equal((await serve(h, testContext('/version'))).status, 429);
 });
 
@@ -66,7 +84,10 @@ test('TestWithRetryAfter (upstream table, WithRetryAfter around WithWaitGroup)',
     const wg = new SafeWaitGroup();
     if (waiting) await wg.wait();
     const next = recorder();
-    const h = withRetryAfter(withWaitGroup(next, { longRunningFunc: () => false, nonLongRunningRequestWaitGroup: wg }), { lifecycleSignals });
+    const h = withRetryAfter(
+      withWaitGroup(next, { longRunningFunc: () => false, nonLongRunningRequestWaitGroup: wg }),
+      { lifecycleSignals },
+    );
     const res = await serve(h, testContext(url, { headers: { 'User-Agent': ua } }));
     assert.equal(next.calls.length, invoked, name);
     assert.equal(res.status, status, name);

@@ -17,7 +17,10 @@ import { isShutdownExempt } from './common.ts';
  * app.use(honoMiddleware(withRetryAfter, { lifecycleSignals: server.config.lifecycleSignals }));
  * ```
  */
-export function withRetryAfter(next: Handler, c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal } }): Handler {
+export function withRetryAfter(
+  next: Handler,
+  c: { lifecycleSignals: { NotAcceptingNewRequest: LifecycleSignal } },
+): Handler {
   const shuttingDown = c.lifecycleSignals.NotAcceptingNewRequest;
   return (ctx) => {
     if (!shuttingDown.hasFired || isShutdownExempt(ctx)) return next(ctx);
@@ -27,6 +30,9 @@ export function withRetryAfter(next: Handler, c: { lifecycleSignals: { NotAccept
       ctx.transport.goaway?.();
       return httpError('The apiserver is shutting down, please try again later.', 429, { 'Retry-After': '5' });
     }
-    return httpError('The apiserver is shutting down, please try again later.', 429, { Connection: 'close', 'Retry-After': '5' });
+    return httpError('The apiserver is shutting down, please try again later.', 429, {
+      Connection: 'close',
+      'Retry-After': '5',
+    });
   };
 }

@@ -1,7 +1,13 @@
 // Small helpers for the filter tests (portable, no node:*): a context for a URL, a completed
 // config with a silent logger, and a handler that records what it saw.
 
-import { newRequestContext, finalizeResponse, type Handler, type RequestContext, type Transport } from '../endpoints/request/context.ts';
+import {
+  newRequestContext,
+  finalizeResponse,
+  type Handler,
+  type RequestContext,
+  type Transport,
+} from '../endpoints/request/context.ts';
 import { RequestInfoFactory } from '../endpoints/request/requestinfo.ts';
 import { complete, newConfig, type CompletedConfig, type Config } from '../server/config.ts';
 import { discardLogger } from '../util/logger.ts';
@@ -9,7 +15,10 @@ import { discardLogger } from '../util/logger.ts';
 const resolver = new RequestInfoFactory({ apiPrefixes: ['api', 'apis'], grouplessAPIPrefixes: ['api'] });
 
 /** A context for `https://example.test<path>`, with RequestInfo resolved unless `noInfo`. */
-export function testContext(path: string, init?: RequestInit & { transport?: Transport; noInfo?: boolean }): RequestContext {
+export function testContext(
+  path: string,
+  init?: RequestInit & { transport?: Transport; noInfo?: boolean },
+): RequestContext {
   const ctx = newRequestContext(new Request('https://example.test' + path, init), init?.transport);
   if (!init?.noInfo) ctx.requestInfo = resolver.newRequestInfo(ctx.request, ctx.url);
   return ctx;
@@ -20,7 +29,9 @@ export function testConfig(overrides: Partial<Config> = {}): CompletedConfig {
 }
 
 /** A handler answering 200 "ok" (or `respond`), remembering the contexts it was called with. */
-export function recorder(respond: (ctx: RequestContext) => Response | Promise<Response> = () => new Response('ok')): Handler & { calls: RequestContext[] } {
+export function recorder(
+  respond: (ctx: RequestContext) => Response | Promise<Response> = () => new Response('ok'),
+): Handler & { calls: RequestContext[] } {
   const calls: RequestContext[] = [];
   const h = ((ctx: RequestContext) => {
     calls.push(ctx);

@@ -8,7 +8,8 @@ import { recorder, serve, testContext } from './testing.ts';
 import type { RequestContext } from '../endpoints/request/context.ts';
 
 const c = { longRunningFunc: kubeLongRunningRequestCheck, requestTimeout: 60_000, logger: discardLogger };
-const body504 = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
+const body504 =
+  '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
 
 function ctxWithDeadline(path: string, ms: number, init?: RequestInit): RequestContext {
   const ctx = testContext(path, init);
@@ -90,7 +91,8 @@ test('WithTimeout: a throw inside is re-raised with the outer headers only; writ
 test('WithTimeout: the inner signal also reports the client going away', async () => {
   const ac = new AbortController();
   const h = withTimeoutForNonLongRunningRequests(
-    (ctx) => new Promise<Response>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+    (ctx) =>
+      new Promise<Response>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
     c,
   );
   const p = h(ctxWithDeadline('/api/v1/pods', 60_000, { signal: ac.signal }));
@@ -124,7 +126,9 @@ test('WithTimeout: uses --request-timeout without a deadline; long-running reque
 });
 
 test('WithTimeout: errors propagate (to panic recovery) and late answers are discarded', async () => {
-  const h = withTimeoutForNonLongRunningRequests(async () => { throw new Error('boom'); }, c);
+  const h = withTimeoutForNonLongRunningRequests(async () => {
+    throw new Error('boom');
+  }, c);
   await assert.rejects(async () => h(ctxWithDeadline('/x', 1000)), /boom/);
   let cancelled = false;
   const late = withTimeoutForNonLongRunningRequests(async () => {

@@ -4,7 +4,14 @@
 // back by the deadline, answers the filter's 504: the bare Status without kind/apiVersion, text
 // content type sniffed by Go, with the outer headers only (inner ones are dropped).
 
-import { ensureMutable, type AuthenticationInfo, type Handler, type RequestContext, type Transport, type UserInfo } from '../endpoints/request/context.ts';
+import {
+  ensureMutable,
+  type AuthenticationInfo,
+  type Handler,
+  type RequestContext,
+  type Transport,
+  type UserInfo,
+} from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 import { encodeStatus } from '../endpoints/responsewriters/status.ts';
 import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
@@ -13,7 +20,13 @@ import { requestInfoOr500 } from './common.ts';
 import { requestDeadlineFrom } from './request-deadline.ts';
 
 const timeoutBody = encodeStatus(
-  { status: 'Failure', message: 'Timeout: request did not complete within the allotted timeout', reason: 'Timeout', details: {}, code: 504 },
+  {
+    status: 'Failure',
+    message: 'Timeout: request did not complete within the allotted timeout',
+    reason: 'Timeout',
+    details: {},
+    code: 504,
+  },
   false,
   false,
 );
@@ -157,7 +170,9 @@ class TimeoutChildContext implements RequestContext {
     this.outer = ctx;
     this.race = race;
     // Fields added to RequestContext later are carried over (as a snapshot).
-    for (const k of Object.keys(ctx)) if (!(k in this)) (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
+    for (const k of Object.keys(ctx))
+      if (!(k in this))
+        (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
   }
 
   get signal(): AbortSignal {
@@ -170,26 +185,66 @@ class TimeoutChildContext implements RequestContext {
     this.race.headers = h;
   }
 
-  get request(): Request { return this.outer.request; }
-  set request(v: Request) { this.outer.request = v; }
-  get url(): URL { return this.outer.url; }
-  set url(v: URL) { this.outer.url = v; }
-  get transport(): Transport { return this.outer.transport; }
-  set transport(v: Transport) { this.outer.transport = v; }
-  get receivedTimestamp(): number { return this.outer.receivedTimestamp; }
-  set receivedTimestamp(v: number) { this.outer.receivedTimestamp = v; }
-  get auditID(): string | undefined { return this.outer.auditID; }
-  set auditID(v: string | undefined) { this.outer.auditID = v; }
-  get requestInfo(): RequestInfo | undefined { return this.outer.requestInfo; }
-  set requestInfo(v: RequestInfo | undefined) { this.outer.requestInfo = v; }
-  get user(): UserInfo | undefined { return this.outer.user; }
-  set user(v: UserInfo | undefined) { this.outer.user = v; }
-  get authenticationInfo(): AuthenticationInfo | undefined { return this.outer.authenticationInfo; }
-  set authenticationInfo(v: AuthenticationInfo | undefined) { this.outer.authenticationInfo = v; }
-  get muxAndDiscoveryIncomplete(): boolean | undefined { return this.outer.muxAndDiscoveryIncomplete; }
-  set muxAndDiscoveryIncomplete(v: boolean | undefined) { this.outer.muxAndDiscoveryIncomplete = v; }
-  get values(): Map<symbol | string, unknown> { return this.outer.values; }
-  set values(v: Map<symbol | string, unknown>) { this.outer.values = v; }
+  get request(): Request {
+    return this.outer.request;
+  }
+  set request(v: Request) {
+    this.outer.request = v;
+  }
+  get url(): URL {
+    return this.outer.url;
+  }
+  set url(v: URL) {
+    this.outer.url = v;
+  }
+  get transport(): Transport {
+    return this.outer.transport;
+  }
+  set transport(v: Transport) {
+    this.outer.transport = v;
+  }
+  get receivedTimestamp(): number {
+    return this.outer.receivedTimestamp;
+  }
+  set receivedTimestamp(v: number) {
+    this.outer.receivedTimestamp = v;
+  }
+  get auditID(): string | undefined {
+    return this.outer.auditID;
+  }
+  set auditID(v: string | undefined) {
+    this.outer.auditID = v;
+  }
+  get requestInfo(): RequestInfo | undefined {
+    return this.outer.requestInfo;
+  }
+  set requestInfo(v: RequestInfo | undefined) {
+    this.outer.requestInfo = v;
+  }
+  get user(): UserInfo | undefined {
+    return this.outer.user;
+  }
+  set user(v: UserInfo | undefined) {
+    this.outer.user = v;
+  }
+  get authenticationInfo(): AuthenticationInfo | undefined {
+    return this.outer.authenticationInfo;
+  }
+  set authenticationInfo(v: AuthenticationInfo | undefined) {
+    this.outer.authenticationInfo = v;
+  }
+  get muxAndDiscoveryIncomplete(): boolean | undefined {
+    return this.outer.muxAndDiscoveryIncomplete;
+  }
+  set muxAndDiscoveryIncomplete(v: boolean | undefined) {
+    this.outer.muxAndDiscoveryIncomplete = v;
+  }
+  get values(): Map<symbol | string, unknown> {
+    return this.outer.values;
+  }
+  set values(v: Map<symbol | string, unknown>) {
+    this.outer.values = v;
+  }
 }
 
 /**

@@ -38,7 +38,15 @@ test('WarningRecorder: upstream limits test (total 25, per item 5)', () => {
   for (const t of ['aaaaaaaaaa', 'aaaaaaaaaa', 'bb', 'ccc', 'Iñtërnâtiô']) r.addWarning('', t);
   assert.deepEqual(warnings(headers), ['299 - "aaaaaaaaaa"', '299 - "bb"', '299 - "ccc"', '299 - "Iñtërnâtiô"']);
   for (const t of ['e', 'ffffffffff', 'ffffffffff', 'gggggggggg', 'h']) r.addWarning('', t);
-  assert.deepEqual(warnings(headers), ['299 - "aaaaa"', '299 - "bb"', '299 - "ccc"', '299 - "Iñtër"', '299 - "e"', '299 - "fffff"', '299 - "ggggg"']);
+  assert.deepEqual(warnings(headers), [
+    '299 - "aaaaa"',
+    '299 - "bb"',
+    '299 - "ccc"',
+    '299 - "Iñtër"',
+    '299 - "e"',
+    '299 - "fffff"',
+    '299 - "ggggg"',
+  ]);
 });
 
 test('WarningRecorder: default limits 4096 total, 256 per item', () => {

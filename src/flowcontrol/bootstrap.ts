@@ -15,17 +15,38 @@ import {
 const autoupdateAnnotation = { 'apf.kubernetes.io/autoupdate-spec': 'true' };
 
 function pl(name: string, spec: PriorityLevelConfiguration['spec']): PriorityLevelConfiguration {
-  return { apiVersion: flowcontrolGroupVersion, kind: 'PriorityLevelConfiguration', metadata: { name, annotations: { ...autoupdateAnnotation } }, spec };
-}
-
-function queued(shares: number, lendablePercent: number, queues: number, handSize: number, queueLengthLimit: number): PriorityLevelConfiguration['spec'] {
   return {
-    type: 'Limited',
-    limited: { nominalConcurrencyShares: shares, lendablePercent, limitResponse: { type: 'Queue', queuing: { queues, handSize, queueLengthLimit } } },
+    apiVersion: flowcontrolGroupVersion,
+    kind: 'PriorityLevelConfiguration',
+    metadata: { name, annotations: { ...autoupdateAnnotation } },
+    spec,
   };
 }
 
-function fs(name: string, plName: string, precedence: number, distinguisher: 'ByUser' | 'ByNamespace' | '', ...rules: PolicyRulesWithSubjects[]): FlowSchema {
+function queued(
+  shares: number,
+  lendablePercent: number,
+  queues: number,
+  handSize: number,
+  queueLengthLimit: number,
+): PriorityLevelConfiguration['spec'] {
+  return {
+    type: 'Limited',
+    limited: {
+      nominalConcurrencyShares: shares,
+      lendablePercent,
+      limitResponse: { type: 'Queue', queuing: { queues, handSize, queueLengthLimit } },
+    },
+  };
+}
+
+function fs(
+  name: string,
+  plName: string,
+  precedence: number,
+  distinguisher: 'ByUser' | 'ByNamespace' | '',
+  ...rules: PolicyRulesWithSubjects[]
+): FlowSchema {
   return {
     apiVersion: flowcontrolGroupVersion,
     kind: 'FlowSchema',
@@ -43,14 +64,23 @@ const groups = (...names: string[]): Subject[] => names.map((name) => ({ kind: '
 const users = (...names: string[]): Subject[] => names.map((name) => ({ kind: 'User', user: { name } }));
 const kubeSystemServiceAccount = (...names: string[]): Subject[] =>
   names.map((name) => ({ kind: 'ServiceAccount', serviceAccount: { namespace: 'kube-system', name } }));
-const resourceRule = (verbs: string[], apiGroups: string[], resources: string[], namespaces: string[], clusterScope: boolean): ResourcePolicyRule => ({
+const resourceRule = (
+  verbs: string[],
+  apiGroups: string[],
+  resources: string[],
+  namespaces: string[],
+  clusterScope: boolean,
+): ResourcePolicyRule => ({
   verbs,
   apiGroups,
   resources,
   namespaces,
   clusterScope,
 });
-const nonResourceRule = (verbs: string[], nonResourceURLs: string[]): NonResourcePolicyRule => ({ verbs, nonResourceURLs });
+const nonResourceRule = (verbs: string[], nonResourceURLs: string[]): NonResourcePolicyRule => ({
+  verbs,
+  nonResourceURLs,
+});
 
 const everything = (subjects: Subject[]): PolicyRulesWithSubjects => ({
   subjects,
@@ -63,7 +93,10 @@ export const mandatoryFlowSchemaNames = new Set(['exempt', 'catch-all']);
 
 export function mandatoryPriorityLevels(): PriorityLevelConfiguration[] {
   return [
-    pl('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } } }),
+    pl('catch-all', {
+      type: 'Limited',
+      limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } },
+    }),
     pl('exempt', { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } }),
   ];
 }
@@ -87,7 +120,8 @@ export function suggestedPriorityLevels(): PriorityLevelConfiguration[] {
 }
 
 export function suggestedFlowSchemas(): FlowSchema[] {
-  const leases = (namespaces: string[]) => resourceRule(['get', 'create', 'update'], ['coordination.k8s.io'], ['leases'], namespaces, false);
+  const leases = (namespaces: string[]) =>
+    resourceRule(['get', 'create', 'update'], ['coordination.k8s.io'], ['leases'], namespaces, false);
   return [
     fs('system-nodes', 'system', 500, 'ByUser', everything(groups('system:nodes'))),
     fs('system-node-high', 'node-high', 400, 'ByUser', {
@@ -110,13 +144,28 @@ export function suggestedFlowSchemas(): FlowSchema[] {
       resourceRules: [leases(['*'])],
     }),
     fs('endpoint-controller', 'workload-high', 150, 'ByUser', {
-      subjects: [...users('system:kube-controller-manager'), ...kubeSystemServiceAccount('endpoint-controller', 'endpointslicemirroring-controller')],
+      subjects: [
+        ...users('system:kube-controller-manager'),
+        ...kubeSystemServiceAccount('endpoint-controller', 'endpointslicemirroring-controller'),
+      ],
       resourceRules: [resourceRule(['get', 'create', 'update'], [''], ['endpoints'], ['*'], false)],
     }),
-    fs('kube-controller-manager', 'workload-high', 800, 'ByNamespace', everything(users('system:kube-controller-manager'))),
+    fs(
+      'kube-controller-manager',
+      'workload-high',
+      800,
+      'ByNamespace',
+      everything(users('system:kube-controller-manager')),
+    ),
     fs('kube-scheduler', 'workload-high', 800, 'ByNamespace', everything(users('system:kube-scheduler'))),
     fs('kube-system-service-accounts', 'workload-high', 900, 'ByNamespace', everything(kubeSystemServiceAccount('*'))),
     fs('service-accounts', 'workload-low', 9000, 'ByUser', everything(groups('system:serviceaccounts'))),
-    fs('global-default', 'global-default', 9900, 'ByUser', everything(groups('system:unauthenticated', 'system:authenticated'))),
+    fs(
+      'global-default',
+      'global-default',
+      9900,
+      'ByUser',
+      everything(groups('system:unauthenticated', 'system:authenticated')),
+    ),
   ];
 }

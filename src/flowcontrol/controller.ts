@@ -180,9 +180,16 @@ export class FlowControl {
    * change keeps its queues; a changed or removed level's requests finish where they are.
    * Returns the objects rejected this time.
    */
-  reconfigure(objects: { flowSchemas?: FlowSchema[]; priorityLevels?: PriorityLevelConfiguration[] }): RejectedObject[] {
+  reconfigure(objects: {
+    flowSchemas?: FlowSchema[];
+    priorityLevels?: PriorityLevelConfiguration[];
+  }): RejectedObject[] {
     const before = this.rejectCount;
-    this.options = { ...this.options, flowSchemas: objects.flowSchemas ?? [], priorityLevels: objects.priorityLevels ?? [] };
+    this.options = {
+      ...this.options,
+      flowSchemas: objects.flowSchemas ?? [],
+      priorityLevels: objects.priorityLevels ?? [],
+    };
     this.plConfigs.clear();
     this.fsConfigs.clear();
     this.digestObjects();
@@ -228,7 +235,11 @@ export class FlowControl {
       const errs = validate(o);
       if (errs.length) this.reject(kind, name, invalidMessage(kind, name, errs));
       else if (mandatory.has(name)) {
-        this.reject(kind, name, `the mandatory ${kind} ${JSON.stringify(name)} is maintained by the apiserver and cannot be replaced`);
+        this.reject(
+          kind,
+          name,
+          `the mandatory ${kind} ${JSON.stringify(name)} is maintained by the apiserver and cannot be replaced`,
+        );
       } else into.set(name, o);
     }
   }
@@ -240,13 +251,31 @@ export class FlowControl {
     const fss = this.fsConfigs;
     for (const fs of [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()]) fss.set(fs.metadata.name, fs);
 
-    this.digestOwn('PriorityLevelConfiguration', this.options.priorityLevels, defaultPriorityLevel, validatePriorityLevel, mandatoryPriorityLevelNames, pls);
-    this.digestOwn('FlowSchema', this.options.flowSchemas, defaultFlowSchema, validateFlowSchema, mandatoryFlowSchemaNames, fss);
+    this.digestOwn(
+      'PriorityLevelConfiguration',
+      this.options.priorityLevels,
+      defaultPriorityLevel,
+      validatePriorityLevel,
+      mandatoryPriorityLevelNames,
+      pls,
+    );
+    this.digestOwn(
+      'FlowSchema',
+      this.options.flowSchemas,
+      defaultFlowSchema,
+      validateFlowSchema,
+      mandatoryFlowSchemaNames,
+      fss,
+    );
     for (const [name, fs] of fss) {
       const plName = fs.spec.priorityLevelConfiguration.name;
       if (!pls.has(plName)) {
         // Upstream accepts the object but marks it Dangling and never matches it.
-        this.reject('FlowSchema', name, `FlowSchema ${JSON.stringify(name)} references a nonexistent PriorityLevelConfiguration ${JSON.stringify(plName)} (Dangling); it is ignored`);
+        this.reject(
+          'FlowSchema',
+          name,
+          `FlowSchema ${JSON.stringify(name)} references a nonexistent PriorityLevelConfiguration ${JSON.stringify(plName)} (Dangling); it is ignored`,
+        );
         fss.delete(name);
       }
     }
@@ -258,7 +287,9 @@ export class FlowControl {
     const fss = this.fsConfigs;
     // Concurrency: NominalCL = ceil(serverCL × shares / Σshares).
     const shares = (pl: PriorityLevelConfiguration) =>
-      pl.spec.type === 'Exempt' ? (pl.spec.exempt?.nominalConcurrencyShares ?? 0) : (pl.spec.limited?.nominalConcurrencyShares ?? 30);
+      pl.spec.type === 'Exempt'
+        ? (pl.spec.exempt?.nominalConcurrencyShares ?? 0)
+        : (pl.spec.limited?.nominalConcurrencyShares ?? 30);
     const sumShares = [...pls.values()].reduce((s, pl) => s + shares(pl), 0) || 1;
     this.nominalCLSum = 0;
     const previous = new Map(this.priorityLevels);
@@ -271,12 +302,18 @@ export class FlowControl {
       const lendablePercent = (exempt ? pl.spec.exempt?.lendablePercent : pl.spec.limited?.lendablePercent) ?? 0;
       const lendableCL = Math.round((nominalCL * lendablePercent) / 100);
       const blp = pl.spec.limited?.borrowingLimitPercent;
-      const maxCL = blp === undefined || blp === null ? nominalCL + this.serverCL : nominalCL + Math.round((nominalCL * blp) / 100);
+      const maxCL =
+        blp === undefined || blp === null ? nominalCL + this.serverCL : nominalCL + Math.round((nominalCL * blp) / 100);
       const q = pl.spec.limited?.limitResponse.type === 'Queue' ? pl.spec.limited.limitResponse.queuing! : undefined;
       const handSize = q?.handSize ?? 0;
       const maxSeats = Math.min(
         maximumSeats,
-        Math.max(1, handSize > 0 ? Math.min(Math.ceil(0.15 * nominalCL), Math.floor(nominalCL / handSize)) : Math.ceil(0.15 * nominalCL)),
+        Math.max(
+          1,
+          handSize > 0
+            ? Math.min(Math.ceil(0.15 * nominalCL), Math.floor(nominalCL / handSize))
+            : Math.ceil(0.15 * nominalCL),
+        ),
       );
       const currentCL = exempt ? nominalCL : nominalCL - Math.floor(lendableCL / 2);
       const name = pl.metadata.name;
@@ -332,14 +369,29 @@ export class FlowControl {
     const states: FlowSchemaState[] = [];
     for (const fs of fss.values()) {
       const pl = this.priorityLevels.get(fs.spec.priorityLevelConfiguration.name)!;
-      states.push({ name: fs.metadata.name, uid: fs.metadata.uid || previousFS.get(fs.metadata.name)?.uid || randomUID(), config: fs, priorityLevel: pl });
+      states.push({
+        name: fs.metadata.name,
+        uid: fs.metadata.uid || previousFS.get(fs.metadata.name)?.uid || randomUID(),
+        config: fs,
+        priorityLevel: pl,
+      });
     }
     // Levels that are gone: drop their limit gauges.
     for (const name of previous.keys()) {
       if (this.priorityLevels.has(name) || !this.metrics) continue;
-      for (const g of [this.metrics.fcNominalLimitSeats, this.metrics.fcCurrentLimitSeats, this.metrics.fcLowerLimitSeats, this.metrics.fcUpperLimitSeats]) g.delete([name]);
+      for (const g of [
+        this.metrics.fcNominalLimitSeats,
+        this.metrics.fcCurrentLimitSeats,
+        this.metrics.fcLowerLimitSeats,
+        this.metrics.fcUpperLimitSeats,
+      ])
+        g.delete([name]);
     }
-    states.sort((a, b) => a.config.spec.matchingPrecedence - b.config.spec.matchingPrecedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    states.sort(
+      (a, b) =>
+        a.config.spec.matchingPrecedence - b.config.spec.matchingPrecedence ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
     this.flowSchemas = states;
   }
 
@@ -362,7 +414,12 @@ export class FlowControl {
       }
     }
     match ??= this.flowSchemas.find((f) => f.name === 'catch-all')!;
-    return { flowSchema: match, priorityLevel: match.priorityLevel, distinguisher: flowDistinguisher(match.config, digest), digest };
+    return {
+      flowSchema: match,
+      priorityLevel: match.priorityLevel,
+      distinguisher: flowDistinguisher(match.config, digest),
+      digest,
+    };
   }
 
   /** Seats for a request (the work estimator, simple model): LISTs by object count when known. */
@@ -427,7 +484,13 @@ export class FlowControl {
    * wait limit; `mutating` picks the request_kind of the watermark metrics. Synchronous when
    * the request is admitted or rejected at once.
    */
-  admit(c: Classification, seats: number, waitDeadline: number, mutating: boolean, signal?: AbortSignal): Admission | Promise<Admission> {
+  admit(
+    c: Classification,
+    seats: number,
+    waitDeadline: number,
+    mutating: boolean,
+    signal?: AbortSignal,
+  ): Admission | Promise<Admission> {
     this.maybeAdjustBorrowing();
     const pl = c.priorityLevel;
     const m = this.metrics;
@@ -522,7 +585,10 @@ export class FlowControl {
       }
       const s = pl.queueSet.takeDemandStats();
       const envelope = s.avg + s.stdDev;
-      pl.smoothedDemand = Math.max(envelope, seatDemandSmoothingCoefficient * pl.smoothedDemand + (1 - seatDemandSmoothingCoefficient) * envelope);
+      pl.smoothedDemand = Math.max(
+        envelope,
+        seatDemandSmoothingCoefficient * pl.smoothedDemand + (1 - seatDemandSmoothingCoefficient) * envelope,
+      );
       const lower = Math.max(pl.minCL, Math.min(pl.nominalCL, s.highWatermark));
       items.push({ pl, lower, upper: pl.maxCL, target: Math.max(lower, pl.smoothedDemand) });
     }
@@ -542,7 +608,10 @@ export class FlowControl {
  * computeConcurrencyAllocation: allocations alloc_i = clamp(f × target_i, lower_i, upper_i)
  * with the fair fraction f chosen so that they sum to `requiredSum` (bounds permitting).
  */
-export function computeConcurrencyAllocation(requiredSum: number, items: { lower: number; upper: number; target: number }[]): number[] {
+export function computeConcurrencyAllocation(
+  requiredSum: number,
+  items: { lower: number; upper: number; target: number }[],
+): number[] {
   const sumAt = (f: number) => items.reduce((s, it) => s + Math.min(it.upper, Math.max(it.lower, f * it.target)), 0);
   const lowerSum = items.reduce((s, it) => s + it.lower, 0);
   if (lowerSum >= requiredSum) return items.map((it) => it.lower);

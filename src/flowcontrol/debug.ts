@@ -12,7 +12,9 @@ export function tabwrite(rows: string[][]): string {
   for (const r of rows) {
     for (let j = 0; j < r.length - 1; j++) widths[j] = Math.max(widths[j] ?? 8, r[j]!.length + 1);
   }
-  return rows.map((r) => r.map((cell, j) => (j < r.length - 1 ? cell.padEnd(widths[j]!) : cell)).join('') + '\n').join('');
+  return rows
+    .map((r) => r.map((cell, j) => (j < r.length - 1 ? cell.padEnd(widths[j]!) : cell)).join('') + '\n')
+    .join('');
 }
 
 /** strings.Join(columns, ",\t"): the comma stays with the cell, the tab aligns. */
@@ -22,12 +24,36 @@ function row(...cells: (string | number | boolean)[]): string[] {
 
 export function dumpPriorityLevels(fc: FlowControl): string {
   const rows = [
-    row('PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests', 'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests'),
+    row(
+      'PriorityLevelName',
+      'ActiveQueues',
+      'IsIdle',
+      'IsQuiescing',
+      'WaitingRequests',
+      'ExecutingRequests',
+      'DispatchedRequests',
+      'RejectedRequests',
+      'TimedoutRequests',
+      'CancelledRequests',
+    ),
   ];
   for (const name of [...fc.priorityLevels.keys()].sort()) {
     const qs = fc.priorityLevels.get(name)!.queueSet;
     const idle = qs.requestsWaiting === 0 && qs.requestsExecuting === 0;
-    rows.push(row(name, qs.activeQueueCount, idle, false, qs.requestsWaiting, qs.requestsExecuting, qs.dispatched, qs.rejected, qs.timedOut, qs.cancelled));
+    rows.push(
+      row(
+        name,
+        qs.activeQueueCount,
+        idle,
+        false,
+        qs.requestsWaiting,
+        qs.requestsExecuting,
+        qs.dispatched,
+        qs.rejected,
+        qs.timedOut,
+        qs.cancelled,
+      ),
+    );
   }
   return tabwrite(rows);
 }
@@ -45,14 +71,40 @@ function rfc3339Nano(ms: number): string {
 }
 
 function levelsByName(fc: FlowControl) {
-  return [...fc.priorityLevels.keys()].sort().map((name) => ({ name, queues: fc.priorityLevels.get(name)!.queueSet.dump() }));
+  return [...fc.priorityLevels.keys()]
+    .sort()
+    .map((name) => ({ name, queues: fc.priorityLevels.get(name)!.queueSet.dump() }));
 }
 
 export function dumpQueues(fc: FlowControl): string {
-  const rows = [row('PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum')];
+  const rows = [
+    row(
+      'PriorityLevelName',
+      'Index',
+      'PendingRequests',
+      'ExecutingRequests',
+      'SeatsInUse',
+      'NextDispatchR',
+      'InitialSeatsSum',
+      'MaxSeatsSum',
+      'TotalWorkSum',
+    ),
+  ];
   for (const { name, queues } of levelsByName(fc)) {
     queues.forEach((q, i) =>
-      rows.push(row(name, i, q.waiting.length, q.executing, q.seatsInUse, seatSeconds(q.nextDispatchR), q.initialSeatsSum, q.initialSeatsSum, seatSeconds(q.totalWorkSum))),
+      rows.push(
+        row(
+          name,
+          i,
+          q.waiting.length,
+          q.executing,
+          q.seatsInUse,
+          seatSeconds(q.nextDispatchR),
+          q.initialSeatsSum,
+          q.initialSeatsSum,
+          seatSeconds(q.totalWorkSum),
+        ),
+      ),
     );
   }
   return tabwrite(rows);
@@ -62,16 +114,45 @@ export function dumpQueues(fc: FlowControl): string {
 export function dumpRequests(fc: FlowControl, includeRequestDetails: boolean): string {
   const details = ['UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource'];
   // "FlowDistingsher" [sic], as upstream spells it.
-  const headers = ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency'];
+  const headers = [
+    'PriorityLevelName',
+    'FlowSchemaName',
+    'QueueIndex',
+    'RequestIndexInQueue',
+    'FlowDistingsher',
+    'ArriveTime',
+    'InitialSeats',
+    'FinalSeats',
+    'AdditionalLatency',
+  ];
   const rows = [row(...headers, ...(includeRequestDetails ? details : []))];
   for (const { name, queues } of levelsByName(fc)) {
     queues.forEach((q, iq) =>
       q.waiting.forEach((r, ir) => {
-        const cells: (string | number)[] = [name, r.fsName, iq, ir, r.flow?.distinguisher ?? '', rfc3339Nano(r.arrivedAt), r.seats, 0, '0s'];
+        const cells: (string | number)[] = [
+          name,
+          r.fsName,
+          iq,
+          ir,
+          r.flow?.distinguisher ?? '',
+          rfc3339Nano(r.arrivedAt),
+          r.seats,
+          0,
+          '0s',
+        ];
         if (includeRequestDetails) {
           const ri = r.flow?.digest.requestInfo;
           const gv = ri?.apiGroup ? `${ri.apiGroup}/${ri.apiVersion}` : (ri?.apiVersion ?? '');
-          cells.push(r.flow?.digest.user.name ?? '', ri?.verb ?? '', ri?.path ?? '', ri?.namespace ?? '', ri?.name ?? '', gv, ri?.resource ?? '', ri?.subresource ?? '');
+          cells.push(
+            r.flow?.digest.user.name ?? '',
+            ri?.verb ?? '',
+            ri?.path ?? '',
+            ri?.namespace ?? '',
+            ri?.name ?? '',
+            gv,
+            ri?.resource ?? '',
+            ri?.subresource ?? '',
+          );
         }
         rows.push(row(...cells));
       }),

@@ -10,13 +10,48 @@ import type { UserInfo } from '../endpoints/request/context.ts';
 
 function ri(p: Partial<RequestInfo>): RequestInfo {
   return {
-    isResourceRequest: false, path: '/', verb: 'get', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '',
-    subresource: '', name: '', parts: [], fieldSelector: '', labelSelector: '', ...p,
+    isResourceRequest: false,
+    path: '/',
+    verb: 'get',
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+    fieldSelector: '',
+    labelSelector: '',
+    ...p,
   };
 }
-const pods = ri({ isResourceRequest: true, path: '/api/v1/namespaces/default/pods', verb: 'list', apiVersion: 'v1', namespace: 'default', resource: 'pods' });
-const nodes = ri({ isResourceRequest: true, path: '/api/v1/nodes/n1', verb: 'get', apiVersion: 'v1', resource: 'nodes', name: 'n1' });
-const lease = ri({ isResourceRequest: true, path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x', verb: 'update', apiGroup: 'coordination.k8s.io', apiVersion: 'v1', namespace: 'kube-system', resource: 'leases', name: 'x' });
+const pods = ri({
+  isResourceRequest: true,
+  path: '/api/v1/namespaces/default/pods',
+  verb: 'list',
+  apiVersion: 'v1',
+  namespace: 'default',
+  resource: 'pods',
+});
+const nodes = ri({
+  isResourceRequest: true,
+  path: '/api/v1/nodes/n1',
+  verb: 'get',
+  apiVersion: 'v1',
+  resource: 'nodes',
+  name: 'n1',
+});
+const lease = ri({
+  isResourceRequest: true,
+  path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x',
+  verb: 'update',
+  apiGroup: 'coordination.k8s.io',
+  apiVersion: 'v1',
+  namespace: 'kube-system',
+  resource: 'leases',
+  name: 'x',
+});
 const healthz = ri({ path: '/healthz' });
 const healthzEtcd = ri({ path: '/healthz/etcd' });
 const metrics = ri({ path: '/metrics' });
@@ -24,8 +59,14 @@ const metrics = ri({ path: '/metrics' });
 const admin: UserInfo = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };
 const alice: UserInfo = { name: 'alice', groups: ['system:authenticated'] };
 const anon: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-const sa: UserInfo = { name: 'system:serviceaccount:default:builder', groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'] };
-const ksa: UserInfo = { name: 'system:serviceaccount:kube-system:foo', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };
+const sa: UserInfo = {
+  name: 'system:serviceaccount:default:builder',
+  groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
+};
+const ksa: UserInfo = {
+  name: 'system:serviceaccount:kube-system:foo',
+  groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
+};
 const node: UserInfo = { name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };
 const kcm: UserInfo = { name: 'system:kube-controller-manager', groups: ['system:authenticated'] };
 const nobody: UserInfo = { name: 'x', groups: [] };
@@ -50,7 +91,11 @@ test('classification against the bootstrap configuration', () => {
   ];
   for (const [user, info, fs, pl, dist] of cases) {
     const c = fc.classify({ user, requestInfo: info });
-    assert.deepEqual([c.flowSchema.name, c.priorityLevel.name, c.distinguisher], [fs, pl, dist], `${user.name} ${info.path}`);
+    assert.deepEqual(
+      [c.flowSchema.name, c.priorityLevel.name, c.distinguisher],
+      [fs, pl, dist],
+      `${user.name} ${info.path}`,
+    );
   }
   // UIDs are per object and stable.
   const a = fc.classify({ user: alice, requestInfo: pods });
@@ -61,7 +106,9 @@ test('classification against the bootstrap configuration', () => {
 
 test('concurrency limits from shares (serverCL 600, bootstrap shares)', () => {
   const fc = new FlowControl().start({ serverConcurrencyLimit: 600, requestTimeout: 60_000 });
-  const got = Object.fromEntries([...fc.priorityLevels.values()].map((p) => [p.name, [p.nominalCL, p.lendableCL, p.minCL]]));
+  const got = Object.fromEntries(
+    [...fc.priorityLevels.values()].map((p) => [p.name, [p.nominalCL, p.lendableCL, p.minCL]]),
+  );
   assert.deepEqual(got, {
     'catch-all': [13, 0, 13],
     exempt: [0, 0, 0],
@@ -153,24 +200,33 @@ a: [unclosed
 `;
   const m = parseFlowControlManifests(text, 'fc.yaml');
   const reasons: string[] = m.rejected.map((r) => r.reason);
-  const fc = new FlowControl({ flowSchemas: m.flowSchemas, priorityLevels: m.priorityLevels, onRejected: (r) => reasons.push(r.reason) });
+  const fc = new FlowControl({
+    flowSchemas: m.flowSchemas,
+    priorityLevels: m.priorityLevels,
+    onRejected: (r) => reasons.push(r.reason),
+  });
   fc.start({ serverConcurrencyLimit: 600, requestTimeout: 60_000 });
   const yamlErrors = reasons.filter((r) => /^fc\.yaml:\d+: Flow sequence/.test(r));
   assert.equal(yamlErrors.length, 1, 'YAML syntax error has file:line');
-  assert.deepEqual(reasons.filter((r) => !yamlErrors.includes(r)).sort(), [
-    'FlowSchema "dangling" references a nonexistent PriorityLevelConfiguration "nope" (Dangling); it is ignored',
-    'FlowSchema.flowcontrol.apiserver.k8s.io "bad-fs" is invalid: [spec.matchingPrecedence: Invalid value: 0: must be a positive value, spec.distinguisherMethod.type: Unsupported value: "ByHat": supported values: "ByNamespace", "ByUser", spec.rules[0].subjects[0].kind: Unsupported value: "Robot": supported values: "Group", "ServiceAccount", "User", spec.rules[0]: Required value: at least one of resourceRules and nonResourceRules has to be non-empty]',
-    'FlowSchema.flowcontrol.apiserver.k8s.io "bobs" is invalid: spec.rules[0].nonResourceRules[0].verbs: Invalid value: []string{"get", "*"}: if \'*\' is present, must not specify other verbs',
-    'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "tiny" is invalid: spec.limited.limitResponse.queuing.handSize: Invalid value: 8: should not be greater than queues (4)',
-    'fc.yaml: no kind "FlowSchema" is registered for version "flowcontrol.apiserver.k8s.io/v1beta2"; use flowcontrol.apiserver.k8s.io/v1',
-    'the mandatory FlowSchema "exempt" is maintained by the apiserver and cannot be replaced',
-  ].sort());
+  assert.deepEqual(
+    reasons.filter((r) => !yamlErrors.includes(r)).sort(),
+    [
+      'FlowSchema "dangling" references a nonexistent PriorityLevelConfiguration "nope" (Dangling); it is ignored',
+      'FlowSchema.flowcontrol.apiserver.k8s.io "bad-fs" is invalid: [spec.matchingPrecedence: Invalid value: 0: must be a positive value, spec.distinguisherMethod.type: Unsupported value: "ByHat": supported values: "ByNamespace", "ByUser", spec.rules[0].subjects[0].kind: Unsupported value: "Robot": supported values: "Group", "ServiceAccount", "User", spec.rules[0]: Required value: at least one of resourceRules and nonResourceRules has to be non-empty]',
+      'FlowSchema.flowcontrol.apiserver.k8s.io "bobs" is invalid: spec.rules[0].nonResourceRules[0].verbs: Invalid value: []string{"get", "*"}: if \'*\' is present, must not specify other verbs',
+      'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "tiny" is invalid: spec.limited.limitResponse.queuing.handSize: Invalid value: 8: should not be greater than queues (4)',
+      'fc.yaml: no kind "FlowSchema" is registered for version "flowcontrol.apiserver.k8s.io/v1beta2"; use flowcontrol.apiserver.k8s.io/v1',
+      'the mandatory FlowSchema "exempt" is maintained by the apiserver and cannot be replaced',
+    ].sort(),
+  );
   // The good objects are in force (with v1 defaults), the built-ins too.
   const bob = fc.classify({ user: { name: 'bob', groups: ['system:authenticated'] }, requestInfo: pods });
   assert.equal(bob.flowSchema.name, 'bob-ok');
   assert.equal(bob.priorityLevel.name, 'small');
   assert.deepEqual(bob.priorityLevel.config.spec.limited, {
-    nominalConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
+    nominalConcurrencyShares: 30,
+    lendablePercent: 0,
+    limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
   });
   assert.equal(fc.classify({ user: admin, requestInfo: pods }).flowSchema.name, 'exempt');
   assert.equal(fc.classify({ user: alice, requestInfo: pods }).priorityLevel.name, 'global-default');
@@ -185,9 +241,21 @@ test('shuffle sharding: Dealer.Deal and the flow hash', async () => {
     assert.ok(hand.every((c) => c >= 0 && c < 64));
     assert.deepEqual(deal(h, 64, 8), hand);
   }
-  for (const input of ['', 'abc', 'global-default\u0000alice', 'x'.repeat(55), 'y'.repeat(56), 'z'.repeat(64), 'é'.repeat(100)]) {
+  for (const input of [
+    '',
+    'abc',
+    'global-default\u0000alice',
+    'x'.repeat(55),
+    'y'.repeat(56),
+    'z'.repeat(64),
+    'é'.repeat(100),
+  ]) {
     const bytes = new TextEncoder().encode(input);
-    assert.equal(Buffer.from(sha256(bytes)).toString('hex'), createHash('sha256').update(bytes).digest('hex'), `sha256 of ${input.length}`);
+    assert.equal(
+      Buffer.from(sha256(bytes)).toString('hex'),
+      createHash('sha256').update(bytes).digest('hex'),
+      `sha256 of ${input.length}`,
+    );
   }
   const a = hashFlowID('global-default', 'alice');
   const sum = createHash('sha256').update('global-default\u0000alice').digest();
@@ -266,7 +334,11 @@ test('queueset: rejects only when seats are exhausted and the chosen queue is fu
   const w1 = qs.startRequest([0], 1, 'f', Date.now() + 10_000);
   const w2 = qs.startRequest([0], 1, 'f', Date.now() + 10_000);
   assert.ok(w1 instanceof Promise && w2 instanceof Promise);
-  assert.deepEqual(qs.startRequest([0], 1, 'f', Date.now() + 10_000), { admitted: false, reason: 'queue-full', waitedMs: 0 });
+  assert.deepEqual(qs.startRequest([0], 1, 'f', Date.now() + 10_000), {
+    admitted: false,
+    reason: 'queue-full',
+    waitedMs: 0,
+  });
   // Another flow's queue still has room.
   const other = qs.startRequest([1], 1, 'g', Date.now() + 10_000);
   assert.ok(other instanceof Promise);
@@ -306,8 +378,20 @@ test('queueset: rejects only when seats are exhausted and the chosen queue is fu
 });
 
 test('borrowing: fair allocation and the adaptive Retry-After', () => {
-  assert.deepEqual(computeConcurrencyAllocation(10, [{ lower: 1, upper: 10, target: 1 }, { lower: 1, upper: 10, target: 3 }]).map(Math.round), [3, 8]);
-  assert.deepEqual(computeConcurrencyAllocation(2, [{ lower: 2, upper: 10, target: 1 }, { lower: 3, upper: 10, target: 3 }]), [2, 3]);
+  assert.deepEqual(
+    computeConcurrencyAllocation(10, [
+      { lower: 1, upper: 10, target: 1 },
+      { lower: 1, upper: 10, target: 3 },
+    ]).map(Math.round),
+    [3, 8],
+  );
+  assert.deepEqual(
+    computeConcurrencyAllocation(2, [
+      { lower: 2, upper: 10, target: 1 },
+      { lower: 3, upper: 10, target: 3 },
+    ]),
+    [2, 3],
+  );
   const t = new RetryAfterTracker();
   let now = 1_000_000_000;
   assert.equal(t.record(now), 1);
@@ -331,7 +415,9 @@ test('borrowing: a busy level borrows idle seats after the 10s adjustment; idle 
   const waiting: Promise<unknown>[] = [];
   // Keep workload-low saturated: all seats busy and requests queued, for 10s of (fake) time.
   for (let i = 0; i < wl.currentCL + 100; i++) {
-    const p = Promise.resolve(fc.admit(c, 1, now + 60_000, false, stop.signal)).then((a) => a.admitted && executing.push(a.finish));
+    const p = Promise.resolve(fc.admit(c, 1, now + 60_000, false, stop.signal)).then(
+      (a) => a.admitted && executing.push(a.finish),
+    );
     waiting.push(p);
   }
   await Promise.resolve();
@@ -347,7 +433,11 @@ test('borrowing: a busy level borrows idle seats after the 10s adjustment; idle 
   assert.ok(wh.currentCL >= wh.minCL && wh.currentCL < wh.nominalCL, `workload-high has ${wh.currentCL}`);
   assert.equal(wl.currentCL, Math.round((235 * 602) / 469));
   await new Promise((r) => setTimeout(r, 0));
-  assert.equal(wl.queueSet.requestsWaiting, Math.max(0, 235 - wl.currentCL), 'the new seats dispatched waiting requests');
+  assert.equal(
+    wl.queueSet.requestsWaiting,
+    Math.max(0, 235 - wl.currentCL),
+    'the new seats dispatched waiting requests',
+  );
   stop.abort();
   for (const f of executing) f();
   await Promise.all(waiting);
@@ -388,7 +478,10 @@ spec:
   const running = (await fc.admit(before, 1, Date.now() + 1000, false)) as Admission;
   assert.equal(running.admitted, true);
   const logs: string[] = [];
-  const logger = { info: (msg: string) => logs.push(msg), error: (msg: string, kv?: Record<string, unknown>) => logs.push(`${msg}: ${String(kv?.reason ?? '')}`) };
+  const logger = {
+    info: (msg: string) => logs.push(msg),
+    error: (msg: string, kv?: Record<string, unknown>) => logs.push(`${msg}: ${String(kv?.reason ?? '')}`),
+  };
   const stop = await watchFlowControlManifests(fs, ['/fc'], fc, logger, 5);
   assert.deepEqual([...watchers.keys()], ['/fc/team.yaml']);
 
@@ -396,7 +489,10 @@ spec:
   files.set('/fc/team.yaml', 'a: [');
   watchers.get('/fc/team.yaml')!();
   await new Promise((r) => setTimeout(r, 30));
-  assert.match(logs.join('\n'), /Rejected flow-control manifests, keeping the configuration in force: \/fc\/team\.yaml:\d+:/);
+  assert.match(
+    logs.join('\n'),
+    /Rejected flow-control manifests, keeping the configuration in force: \/fc\/team\.yaml:\d+:/,
+  );
   assert.equal(fc.classify({ user: alice, requestInfo: pods }).priorityLevel, before.priorityLevel);
 
   // A changed level: new queue set, same UIDs; other levels untouched; the running request finishes.

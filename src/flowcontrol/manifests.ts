@@ -16,7 +16,11 @@ export interface FlowControlManifests {
 }
 
 /** Parses one manifest text; `source` names it in reasons. */
-export function parseFlowControlManifests(text: string, source: string, into?: FlowControlManifests): FlowControlManifests {
+export function parseFlowControlManifests(
+  text: string,
+  source: string,
+  into?: FlowControlManifests,
+): FlowControlManifests {
   const out = into ?? { flowSchemas: [], priorityLevels: [], rejected: [] };
   const docs = parseAllDocuments(text, { prettyErrors: true });
   const list = Array.isArray(docs) ? docs : [docs];
@@ -48,11 +52,19 @@ function addObject(value: unknown, source: string, out: FlowControlManifests): v
   }
   const kind = String(obj.kind ?? '');
   if (kind !== 'FlowSchema' && kind !== 'PriorityLevelConfiguration') {
-    out.rejected.push({ kind, name, reason: `${source}: ${kind ? `kind ${JSON.stringify(kind)} is not a flow-control object` : "Object 'Kind' is missing"}` });
+    out.rejected.push({
+      kind,
+      name,
+      reason: `${source}: ${kind ? `kind ${JSON.stringify(kind)} is not a flow-control object` : "Object 'Kind' is missing"}`,
+    });
     return;
   }
   if (obj.apiVersion !== flowcontrolGroupVersion) {
-    out.rejected.push({ kind, name, reason: `${source}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(String(obj.apiVersion ?? ''))}; use ${flowcontrolGroupVersion}` });
+    out.rejected.push({
+      kind,
+      name,
+      reason: `${source}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(String(obj.apiVersion ?? ''))}; use ${flowcontrolGroupVersion}`,
+    });
     return;
   }
   if (kind === 'FlowSchema') out.flowSchemas.push(obj as unknown as FlowSchema);
@@ -60,17 +72,30 @@ function addObject(value: unknown, source: string, out: FlowControlManifests): v
 }
 
 /** Reads files or folders (their *.yaml, *.yml, *.json, sorted). */
-export async function readFlowControlManifests(fs: FileSystem, paths: readonly string[]): Promise<FlowControlManifests> {
+export async function readFlowControlManifests(
+  fs: FileSystem,
+  paths: readonly string[],
+): Promise<FlowControlManifests> {
   const out: FlowControlManifests = { flowSchemas: [], priorityLevels: [], rejected: [] };
   for (const path of paths) {
     const entries = fs.readDir ? await fs.readDir(path).catch(() => undefined) : undefined;
-    const files = entries ? entries.filter((n) => manifestExt.test(n)).sort().map((n) => `${path.replace(/\/+$/, '')}/${n}`) : [path];
+    const files = entries
+      ? entries
+          .filter((n) => manifestExt.test(n))
+          .sort()
+          .map((n) => `${path.replace(/\/+$/, '')}/${n}`)
+      : [path];
     for (const file of files) {
       let text: string;
       try {
         text = new TextDecoder('utf-8', { fatal: true }).decode(await fs.readFile(file));
       } catch (err) {
-        out.rejected.push({ kind: '', name: '', reason: err instanceof TypeError ? `${file}: not valid UTF-8` : err instanceof Error ? err.message : String(err) });
+        out.rejected.push({
+          kind: '',
+          name: '',
+          reason:
+            err instanceof TypeError ? `${file}: not valid UTF-8` : err instanceof Error ? err.message : String(err),
+        });
         continue;
       }
       parseFlowControlManifests(text, file, out);
@@ -104,7 +129,8 @@ export async function watchFlowControlManifests(
     const m = await readFlowControlManifests(fs, paths);
     const fileErrors = m.rejected.filter((r) => r.kind === '');
     if (fileErrors.length) {
-      for (const r of fileErrors) logger.error('Rejected flow-control manifests, keeping the configuration in force', { reason: r.reason });
+      for (const r of fileErrors)
+        logger.error('Rejected flow-control manifests, keeping the configuration in force', { reason: r.reason });
       return;
     }
     for (const r of m.rejected) logger.error('Rejected flow-control object', { reason: r.reason });
@@ -115,13 +141,16 @@ export async function watchFlowControlManifests(
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
-      loading = loading.then(reload).catch((err: unknown) => logger.error('Reloading flow-control manifests failed', { err: String(err) }));
+      loading = loading
+        .then(reload)
+        .catch((err: unknown) => logger.error('Reloading flow-control manifests failed', { err: String(err) }));
     }, debounceMs);
   };
   const files: string[] = [];
   for (const p of paths) {
     const entries = fs.readDir ? await fs.readDir(p).catch(() => undefined) : undefined;
-    if (entries) for (const n of entries.filter((x) => manifestExt.test(x))) files.push(`${p.replace(/\/+$/, '')}/${n}`);
+    if (entries)
+      for (const n of entries.filter((x) => manifestExt.test(x))) files.push(`${p.replace(/\/+$/, '')}/${n}`);
     else files.push(p);
   }
   const stops = files.map((f) => fs.watch!(f, onChange));

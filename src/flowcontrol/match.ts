@@ -3,7 +3,13 @@
 
 import type { UserInfo } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
-import type { FlowSchema, NonResourcePolicyRule, PolicyRulesWithSubjects, ResourcePolicyRule, Subject } from './types.ts';
+import type {
+  FlowSchema,
+  NonResourcePolicyRule,
+  PolicyRulesWithSubjects,
+  ResourcePolicyRule,
+  Subject,
+} from './types.ts';
 
 const serviceAccountPrefix = 'system:serviceaccount:';
 
@@ -20,7 +26,8 @@ export function matchesFlowSchema(digest: RequestDigest, fs: FlowSchema): boolea
 
 function matchesPolicyRule(d: RequestDigest, rule: PolicyRulesWithSubjects): boolean {
   if (!rule.subjects.some((s) => matchesSubject(d.user, s))) return false;
-  if (d.requestInfo.isResourceRequest) return (rule.resourceRules ?? []).some((r) => matchesResourceRule(d.requestInfo, r));
+  if (d.requestInfo.isResourceRequest)
+    return (rule.resourceRules ?? []).some((r) => matchesResourceRule(d.requestInfo, r));
   return (rule.nonResourceRules ?? []).some((r) => matchesNonResourceRule(d.requestInfo, r));
 }
 

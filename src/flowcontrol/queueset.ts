@@ -110,7 +110,16 @@ export class QueueSet {
     this.demandLast = this.lastRealTime;
     this.demandStart = this.lastRealTime;
     for (let i = 0; i < Math.max(0, config.queues); i++) {
-      this.queues.push({ index: i, waiting: [], head: 0, nextDispatchR: 0, seatsInUse: 0, executing: 0, waitingWork: 0, waitingSeats: 0 });
+      this.queues.push({
+        index: i,
+        waiting: [],
+        head: 0,
+        nextDispatchR: 0,
+        seatsInUse: 0,
+        executing: 0,
+        waitingWork: 0,
+        waitingSeats: 0,
+      });
     }
   }
 
@@ -128,7 +137,9 @@ export class QueueSet {
   /** Dump: every queue with its waiting requests (none for exempt or queue-less levels). */
   dump(): QueueDump[] {
     return this.queues.map((q) => ({
-      waiting: q.waiting.slice(q.head).map((r) => ({ fsName: r.fsName, flow: r.flow, arrivedAt: r.enqueuedAt, seats: r.seats })),
+      waiting: q.waiting
+        .slice(q.head)
+        .map((r) => ({ fsName: r.fsName, flow: r.flow, arrivedAt: r.enqueuedAt, seats: r.seats })),
       executing: q.executing,
       seatsInUse: q.seatsInUse,
       nextDispatchR: q.nextDispatchR,
@@ -147,7 +158,14 @@ export class QueueSet {
    * StartRequest: admits now, queues until dispatched, or rejects. `hand` is the flow's
    * shuffle-sharded queue indices (ignored without queues). `deadline` is the epoch-ms wait limit.
    */
-  startRequest(hand: readonly number[], seats: number, fsName: string, deadline: number, signal?: AbortSignal, flow?: QueuedFlow): Admission | Promise<Admission> {
+  startRequest(
+    hand: readonly number[],
+    seats: number,
+    fsName: string,
+    deadline: number,
+    signal?: AbortSignal,
+    flow?: QueuedFlow,
+  ): Admission | Promise<Admission> {
     this.syncTime();
     if (this.isExempt) return this.admitNow(null, seats, 0);
     if (this.config.queues === 0) {
@@ -189,7 +207,16 @@ export class QueueSet {
     }
     const now = this.now();
     let immediate: Admission | undefined;
-    const req: WaitingRequest = { seats, fsName, flow, queue, arrivalR: this.currentR, enqueuedAt: now, decided: false, resolve: (a) => (immediate = a) };
+    const req: WaitingRequest = {
+      seats,
+      fsName,
+      flow,
+      queue,
+      arrivalR: this.currentR,
+      enqueuedAt: now,
+      decided: false,
+      resolve: (a) => (immediate = a),
+    };
     this.enqueue(req);
     this.boundNextDispatch(queue);
     this.dispatchAsMuchAsPossible();

@@ -99,7 +99,8 @@ export function defaultPriorityLevel(pl: PriorityLevelConfiguration): PriorityLe
   const spec = pl.spec;
   if (spec.type === 'Limited' && spec.limited) {
     const l = spec.limited;
-    if (l.nominalConcurrencyShares === undefined || l.nominalConcurrencyShares === null) l.nominalConcurrencyShares = 30;
+    if (l.nominalConcurrencyShares === undefined || l.nominalConcurrencyShares === null)
+      l.nominalConcurrencyShares = 30;
     if (l.lendablePercent === undefined || l.lendablePercent === null) l.lendablePercent = 0;
     if (l.limitResponse?.type === 'Queue') {
       const q = (l.limitResponse.queuing ??= { queues: 0, handSize: 0, queueLengthLimit: 0 });
@@ -117,7 +118,8 @@ export function defaultPriorityLevel(pl: PriorityLevelConfiguration): PriorityLe
 }
 
 export function defaultFlowSchema(fs: FlowSchema): FlowSchema {
-  if (fs.spec && (fs.spec.matchingPrecedence === undefined || fs.spec.matchingPrecedence === null)) fs.spec.matchingPrecedence = 1000;
+  if (fs.spec && (fs.spec.matchingPrecedence === undefined || fs.spec.matchingPrecedence === null))
+    fs.spec.matchingPrecedence = 1000;
   return fs;
 }
 
@@ -130,7 +132,8 @@ function goValue(v: unknown): string {
   return String(v);
 }
 
-const invalid = (path: string, value: unknown, detail: string) => `${path}: Invalid value: ${goValue(value)}: ${detail}`;
+const invalid = (path: string, value: unknown, detail: string) =>
+  `${path}: Invalid value: ${goValue(value)}: ${detail}`;
 const required = (path: string, detail: string) => `${path}: Required value: ${detail}`;
 const unsupported = (path: string, value: unknown, supported: string[]) =>
   `${path}: Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
@@ -157,7 +160,10 @@ function validateVerbs(path: string, verbs: unknown, errs: string[]): void {
 function validateSubject(path: string, s: Subject, errs: string[]): void {
   switch (s?.kind) {
     case 'ServiceAccount':
-      if (!s.serviceAccount) errs.push(required(`${path}.serviceAccount`, 'serviceAccount is required when subject kind is \'ServiceAccount\''));
+      if (!s.serviceAccount)
+        errs.push(
+          required(`${path}.serviceAccount`, "serviceAccount is required when subject kind is 'ServiceAccount'"),
+        );
       else {
         if (!s.serviceAccount.name) errs.push(required(`${path}.serviceAccount.name`, 'name is required'));
         if (!s.serviceAccount.namespace) errs.push(required(`${path}.serviceAccount.namespace`, ''));
@@ -168,13 +174,19 @@ function validateSubject(path: string, s: Subject, errs: string[]): void {
     case 'User':
       if (!s.user) errs.push(required(`${path}.user`, "user is required when subject kind is 'User'"));
       else if (!s.user.name) errs.push(required(`${path}.user.name`, 'username is required'));
-      if (s.serviceAccount) errs.push(`${path}.serviceAccount: Forbidden: serviceAccount is forbidden when subject kind is not 'ServiceAccount'`);
+      if (s.serviceAccount)
+        errs.push(
+          `${path}.serviceAccount: Forbidden: serviceAccount is forbidden when subject kind is not 'ServiceAccount'`,
+        );
       if (s.group) errs.push(`${path}.group: Forbidden: group is forbidden when subject kind is not 'Group'`);
       break;
     case 'Group':
       if (!s.group) errs.push(required(`${path}.group`, "group is required when subject kind is 'Group'"));
       else if (!s.group.name) errs.push(required(`${path}.group.name`, 'name is required'));
-      if (s.serviceAccount) errs.push(`${path}.serviceAccount: Forbidden: serviceAccount is forbidden when subject kind is not 'ServiceAccount'`);
+      if (s.serviceAccount)
+        errs.push(
+          `${path}.serviceAccount: Forbidden: serviceAccount is forbidden when subject kind is not 'ServiceAccount'`,
+        );
       if (s.user) errs.push(`${path}.user: Forbidden: user is forbidden when subject kind is not 'User'`);
       break;
     default:
@@ -196,7 +208,9 @@ function validateResourceRule(path: string, r: ResourcePolicyRule, errs: string[
   }
   const ns = r.namespaces ?? [];
   if (ns.length === 0 && !r.clusterScope) {
-    errs.push(required(`${path}.namespaces`, 'resource rules that are not cluster scoped must supply at least one namespace'));
+    errs.push(
+      required(`${path}.namespaces`, 'resource rules that are not cluster scoped must supply at least one namespace'),
+    );
   } else if (ns.includes(namespaceEvery) && ns.length > 1) {
     errs.push(invalid(`${path}.namespaces`, ns, "if '*' is present, must not specify other namespaces"));
   }
@@ -209,12 +223,19 @@ function validateNonResourceRule(path: string, r: NonResourcePolicyRule, errs: s
     return;
   }
   if (r.nonResourceURLs.includes(nonResourceAll) && r.nonResourceURLs.length > 1) {
-    errs.push(invalid(`${path}.nonResourceURLs`, r.nonResourceURLs, "if '*' is present, must not specify other non-resource URLs"));
+    errs.push(
+      invalid(
+        `${path}.nonResourceURLs`,
+        r.nonResourceURLs,
+        "if '*' is present, must not specify other non-resource URLs",
+      ),
+    );
   }
   r.nonResourceURLs.forEach((u, i) => {
     if (u === nonResourceAll) return;
     if (!u.startsWith('/')) errs.push(invalid(`${path}.nonResourceURLs[${i}]`, u, 'must start with slash'));
-    else if (u.slice(0, -1).includes('*')) errs.push(invalid(`${path}.nonResourceURLs[${i}]`, u, '* can only be the last character'));
+    else if (u.slice(0, -1).includes('*'))
+      errs.push(invalid(`${path}.nonResourceURLs[${i}]`, u, '* can only be the last character'));
   });
 }
 
@@ -228,7 +249,8 @@ export function validateFlowSchema(fs: FlowSchema): string[] {
     return errs;
   }
   const mp = spec.matchingPrecedence;
-  if (typeof mp !== 'number' || !Number.isInteger(mp) || mp <= 0) errs.push(invalid('spec.matchingPrecedence', mp, 'must be a positive value'));
+  if (typeof mp !== 'number' || !Number.isInteger(mp) || mp <= 0)
+    errs.push(invalid('spec.matchingPrecedence', mp, 'must be a positive value'));
   else if (mp > 10000) errs.push(invalid('spec.matchingPrecedence', mp, 'must not be greater than 10000'));
   if (spec.distinguisherMethod && !['ByUser', 'ByNamespace'].includes(spec.distinguisherMethod.type)) {
     errs.push(unsupported('spec.distinguisherMethod.type', spec.distinguisherMethod.type, ['ByNamespace', 'ByUser']));
@@ -238,7 +260,8 @@ export function validateFlowSchema(fs: FlowSchema): string[] {
   }
   (spec.rules ?? []).forEach((rule, i) => {
     const p = `spec.rules[${i}]`;
-    if (!Array.isArray(rule.subjects) || rule.subjects.length === 0) errs.push(required(`${p}.subjects`, 'subjects must contain at least one value'));
+    if (!Array.isArray(rule.subjects) || rule.subjects.length === 0)
+      errs.push(required(`${p}.subjects`, 'subjects must contain at least one value'));
     else rule.subjects.forEach((s, j) => validateSubject(`${p}.subjects[${j}]`, s, errs));
     const rr = rule.resourceRules ?? [];
     const nr = rule.nonResourceRules ?? [];
@@ -268,8 +291,13 @@ export function validatePriorityLevel(pl: PriorityLevelConfiguration): string[] 
   if (spec.type === 'Exempt') {
     if (spec.limited) errs.push(`spec.limited: Forbidden: must be nil if the type is not Limited`);
     const e = spec.exempt;
-    if (e?.nominalConcurrencyShares !== undefined && (e.nominalConcurrencyShares < 0 || !Number.isInteger(e.nominalConcurrencyShares))) {
-      errs.push(invalid('spec.exempt.nominalConcurrencyShares', e.nominalConcurrencyShares, 'must be a non-negative integer'));
+    if (
+      e?.nominalConcurrencyShares !== undefined &&
+      (e.nominalConcurrencyShares < 0 || !Number.isInteger(e.nominalConcurrencyShares))
+    ) {
+      errs.push(
+        invalid('spec.exempt.nominalConcurrencyShares', e.nominalConcurrencyShares, 'must be a non-negative integer'),
+      );
     }
     if (e?.lendablePercent !== undefined && (e.lendablePercent < 0 || e.lendablePercent > 100)) {
       errs.push(invalid('spec.exempt.lendablePercent', e.lendablePercent, 'must be between 0 and 100, inclusive'));
@@ -287,26 +315,48 @@ export function validatePriorityLevel(pl: PriorityLevelConfiguration): string[] 
     return errs;
   }
   const ncs = l.nominalConcurrencyShares ?? 0;
-  if (!Number.isInteger(ncs) || ncs < 0) errs.push(invalid('spec.limited.nominalConcurrencyShares', ncs, 'must be a non-negative integer'));
+  if (!Number.isInteger(ncs) || ncs < 0)
+    errs.push(invalid('spec.limited.nominalConcurrencyShares', ncs, 'must be a non-negative integer'));
   const lp = l.lendablePercent ?? 0;
-  if (lp < 0 || lp > 100) errs.push(invalid('spec.limited.lendablePercent', lp, 'must be between 0 and 100, inclusive'));
+  if (lp < 0 || lp > 100)
+    errs.push(invalid('spec.limited.lendablePercent', lp, 'must be between 0 and 100, inclusive'));
   if (l.borrowingLimitPercent !== undefined && l.borrowingLimitPercent !== null && l.borrowingLimitPercent < 0) {
-    errs.push(invalid('spec.limited.borrowingLimitPercent', l.borrowingLimitPercent, 'if specified, must be a non-negative integer'));
+    errs.push(
+      invalid(
+        'spec.limited.borrowingLimitPercent',
+        l.borrowingLimitPercent,
+        'if specified, must be a non-negative integer',
+      ),
+    );
   }
   const lr = l.limitResponse;
   if (lr?.type === 'Reject') {
-    if (lr.queuing) errs.push('spec.limited.limitResponse.queuing: Forbidden: must be nil if limited.limitResponse.type is not Limited');
+    if (lr.queuing)
+      errs.push(
+        'spec.limited.limitResponse.queuing: Forbidden: must be nil if limited.limitResponse.type is not Limited',
+      );
   } else if (lr?.type === 'Queue') {
     const q = lr.queuing;
-    if (!q) errs.push(required('spec.limited.limitResponse.queuing', 'must not be empty if limited.limitResponse.type is Limited'));
+    if (!q)
+      errs.push(
+        required('spec.limited.limitResponse.queuing', 'must not be empty if limited.limitResponse.type is Limited'),
+      );
     else {
       const p = 'spec.limited.limitResponse.queuing';
-      if (!(q.queueLengthLimit > 0)) errs.push(invalid(`${p}.queueLengthLimit`, q.queueLengthLimit, 'must be positive'));
+      if (!(q.queueLengthLimit > 0))
+        errs.push(invalid(`${p}.queueLengthLimit`, q.queueLengthLimit, 'must be positive'));
       if (!(q.queues > 0)) errs.push(invalid(`${p}.queues`, q.queues, 'must be positive'));
       else if (!(q.handSize > 0)) errs.push(invalid(`${p}.handSize`, q.handSize, 'must be positive'));
-      else if (q.handSize > q.queues) errs.push(invalid(`${p}.handSize`, q.handSize, `should not be greater than queues (${q.queues})`));
+      else if (q.handSize > q.queues)
+        errs.push(invalid(`${p}.handSize`, q.handSize, `should not be greater than queues (${q.queues})`));
       else if (requiredEntropyBits(q.queues, q.handSize) > 60) {
-        errs.push(invalid(`${p}.handSize`, q.handSize, `required entropy bits of deckSize ${q.queues} and handSize ${q.handSize} should not be greater than 60`));
+        errs.push(
+          invalid(
+            `${p}.handSize`,
+            q.handSize,
+            `required entropy bits of deckSize ${q.queues} and handSize ${q.handSize} should not be greater than 60`,
+          ),
+        );
       }
     }
   } else {

@@ -12,7 +12,9 @@ export const readOnlyKind = 'readOnly';
 export const mutatingKind = 'mutating';
 
 const requestLabels = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
-const requestDurationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const requestDurationBuckets = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
 const flowcontrolDurationBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 const authBuckets = exponentialBuckets(0.001, 2, 15);
 
@@ -361,7 +363,11 @@ export class APIServerMetrics {
     const origin = typeof performance !== 'undefined' ? performance.timeOrigin : undefined;
     if (origin !== undefined && origin > 0) {
       r.gaugeFunc(
-        { name: 'process_start_time_seconds', help: 'Start time of the process since unix epoch in seconds.', stabilityLevel: 'RAW' },
+        {
+          name: 'process_start_time_seconds',
+          help: 'Start time of the process since unix epoch in seconds.',
+          stabilityLevel: 'RAW',
+        },
         () => origin / 1000,
       );
     }
@@ -370,7 +376,17 @@ export class APIServerMetrics {
   /** kubernetes_build_info, registered once the version is known. */
   setBuildInfo(v: Record<string, string>): void {
     if (this.registry.get('kubernetes_build_info')) return;
-    const labels = ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'];
+    const labels = [
+      'build_date',
+      'compiler',
+      'git_commit',
+      'git_tree_state',
+      'git_version',
+      'go_version',
+      'major',
+      'minor',
+      'platform',
+    ];
     const g = this.registry.gauge({
       name: 'kubernetes_build_info',
       help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
@@ -379,16 +395,38 @@ export class APIServerMetrics {
       resettable: false,
     });
     const keys: Record<string, string> = {
-      build_date: 'buildDate', compiler: 'compiler', git_commit: 'gitCommit', git_tree_state: 'gitTreeState',
-      git_version: 'gitVersion', go_version: 'goVersion', major: 'major', minor: 'minor', platform: 'platform',
+      build_date: 'buildDate',
+      compiler: 'compiler',
+      git_commit: 'gitCommit',
+      git_tree_state: 'gitTreeState',
+      git_version: 'gitVersion',
+      go_version: 'goVersion',
+      major: 'major',
+      minor: 'minor',
+      platform: 'platform',
     };
     g.with(labels.map((l) => v[keys[l]!] ?? '')).set(1);
   }
 
   /** metrics.RecordRequestTermination (429s, 504s … terminated in self-defense). */
-  recordRequestTermination(request: Request, url: URL, info: RequestInfo | undefined, component: string, code: number): void {
+  recordRequestTermination(
+    request: Request,
+    url: URL,
+    info: RequestInfo | undefined,
+    component: string,
+    code: number,
+  ): void {
     const l = requestLabelValues(request, url, info);
-    this.requestTerminations.inc([l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component, String(code)]);
+    this.requestTerminations.inc([
+      l.verb,
+      l.group,
+      l.version,
+      l.resource,
+      l.subresource,
+      l.scope,
+      component,
+      String(code),
+    ]);
   }
 
   /**
@@ -396,7 +434,8 @@ export class APIServerMetrics {
    * credentials this authenticator understands) or `error` (bad credentials, audience mismatch).
    */
   recordAuthentication(result: 'success' | 'failure' | 'error', seconds: number, username?: string): void {
-    if (result === 'success' && username !== undefined) this.authenticatedUserRequests.inc([compressUsername(username)]);
+    if (result === 'success' && username !== undefined)
+      this.authenticatedUserRequests.inc([compressUsername(username)]);
     this.authenticationAttempts.inc([result]);
     this.authenticationDuration.observe([result], seconds);
   }
@@ -434,7 +473,8 @@ export class APIServerMetrics {
 
 /** compressUsername: known identities as is, e-mail-like names as `email_id`, the rest `other`. */
 export function compressUsername(username: string): string {
-  if (['admin', 'client', 'kube_proxy', 'kubelet', 'system:serviceaccount:kube-system:default'].includes(username)) return username;
+  if (['admin', 'client', 'kube_proxy', 'kubelet', 'system:serviceaccount:kube-system:default'].includes(username))
+    return username;
   if (username.includes('@')) return 'email_id';
   return 'other';
 }
@@ -451,7 +491,20 @@ export interface RequestLabelValues {
 }
 
 const validRequestMethods = new Set([
-  'APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST',
+  'APPLY',
+  'CONNECT',
+  'CREATE',
+  'DELETE',
+  'DELETECOLLECTION',
+  'GET',
+  'LIST',
+  'PATCH',
+  'POST',
+  'PROXY',
+  'PUT',
+  'UPDATE',
+  'WATCH',
+  'WATCHLIST',
 ]);
 
 /** metrics.CleanScope. */
@@ -500,13 +553,29 @@ function cleanDryRun(url: URL): string {
 /** The label values for a request, as MonitorRequest derives them. */
 export function requestLabelValues(request: Request, url: URL, info: RequestInfo | undefined): RequestLabelValues {
   if (!info) {
-    return { verb: cleanVerb(request.method.toUpperCase(), '', request, url), dryRun: cleanDryRun(url), group: '', version: '', resource: '', subresource: url.pathname, scope: '' };
+    return {
+      verb: cleanVerb(request.method.toUpperCase(), '', request, url),
+      dryRun: cleanDryRun(url),
+      group: '',
+      version: '',
+      resource: '',
+      subresource: url.pathname,
+      scope: '',
+    };
   }
   const scope = cleanScope(info);
   const suggested = info.verb === 'watch' ? 'WATCH' : '';
   const verb = cleanVerb(canonicalVerb(request.method.toUpperCase(), scope), suggested, request, url);
   if (info.isResourceRequest) {
-    return { verb, dryRun: cleanDryRun(url), group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope };
+    return {
+      verb,
+      dryRun: cleanDryRun(url),
+      group: info.apiGroup,
+      version: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      scope,
+    };
   }
   return { verb, dryRun: cleanDryRun(url), group: '', version: '', resource: '', subresource: info.path, scope };
 }

@@ -18,8 +18,14 @@ test('apiserver_authorization_decisions_total counts terminal decisions per auth
     assert.equal((await a.authorize(attrs)).decision, decision);
   }
   const text = m.registry.expose();
-  assert.match(text, /^# HELP apiserver_authorization_decisions_total \[ALPHA\] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision\.$/m);
-  assert.match(text, /^apiserver_authorization_decisions_total\{decision="allowed",name="webhook",type="Webhook"\} 2$/m);
+  assert.match(
+    text,
+    /^# HELP apiserver_authorization_decisions_total \[ALPHA\] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision\.$/m,
+  );
+  assert.match(
+    text,
+    /^apiserver_authorization_decisions_total\{decision="allowed",name="webhook",type="Webhook"\} 2$/m,
+  );
   assert.match(text, /^apiserver_authorization_decisions_total\{decision="denied",name="webhook",type="Webhook"\} 1$/m);
 });
 
@@ -31,6 +37,9 @@ test('--authorization-mode authorizers are instrumented', async () => {
   await config.authorization.authorizer!.authorize(attrs);
   // AlwaysDeny has no opinion (upstream), so AlwaysAllow makes the terminal decision.
   const text = config.metrics.registry.expose();
-  assert.match(text, /^apiserver_authorization_decisions_total\{decision="allowed",name="alwaysallow",type="AlwaysAllow"\} 1$/m);
+  assert.match(
+    text,
+    /^apiserver_authorization_decisions_total\{decision="allowed",name="alwaysallow",type="AlwaysAllow"\} 1$/m,
+  );
   assert.doesNotMatch(text, /type="AlwaysDeny"/);
 });

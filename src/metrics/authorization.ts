@@ -5,7 +5,12 @@
 import type { Authorizer } from '../authorization/authorizer.ts';
 import type { APIServerMetrics } from './apiserver.ts';
 
-export function instrumentAuthorizer<A extends Authorizer>(authorizer: A, type: string, metrics: APIServerMetrics, name = type.toLowerCase()): Authorizer {
+export function instrumentAuthorizer<A extends Authorizer>(
+  authorizer: A,
+  type: string,
+  metrics: APIServerMetrics,
+  name = type.toLowerCase(),
+): Authorizer {
   const allowed = [type, name, 'allowed'];
   const denied = [type, name, 'denied'];
   return {

@@ -5,20 +5,53 @@ import { APIServerMetrics } from './apiserver.ts';
 
 test('formatFloat follows Go strconv g/-1', () => {
   const cases: [number, string][] = [
-    [0, '0'], [1, '1'], [-1, '-1'], [0.005, '0.005'], [1.25, '1.25'], [60, '60'], [100000, '100000'],
-    [1e6, '1e+06'], [1234567, '1.234567e+06'], [1e9, '1e+09'], [0.0001, '0.0001'], [0.00001, '1e-05'],
-    [0.1 + 0.2, '0.30000000000000004'], [Infinity, '+Inf'], [-Infinity, '-Inf'], [NaN, 'NaN'], [123.456, '123.456'],
+    [0, '0'],
+    [1, '1'],
+    [-1, '-1'],
+    [0.005, '0.005'],
+    [1.25, '1.25'],
+    [60, '60'],
+    [100000, '100000'],
+    [1e6, '1e+06'],
+    [1234567, '1.234567e+06'],
+    [1e9, '1e+09'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [0.1 + 0.2, '0.30000000000000004'],
+    [Infinity, '+Inf'],
+    [-Infinity, '-Inf'],
+    [NaN, 'NaN'],
+    [123.456, '123.456'],
   ];
   for (const [v, s] of cases) assert.equal(formatFloat(v), s, String(v));
-  assert.deepEqual(exponentialBuckets(1000, 10, 7).map(formatFloat), ['1000', '10000', '100000', '1e+06', '1e+07', '1e+08', '1e+09']);
+  assert.deepEqual(exponentialBuckets(1000, 10, 7).map(formatFloat), [
+    '1000',
+    '10000',
+    '100000',
+    '1e+06',
+    '1e+07',
+    '1e+08',
+    '1e+09',
+  ]);
 });
 
 test('text exposition: HELP/TYPE with stability, sorted families, labels and series', () => {
   const r = new Registry();
-  const c = r.counter({ name: 'b_total', help: 'B help\nwith "newline" \\', labelNames: ['zeta', 'alpha'], stabilityLevel: 'STABLE' });
+  const c = r.counter({
+    name: 'b_total',
+    help: 'B help\nwith "newline" \\',
+    labelNames: ['zeta', 'alpha'],
+    stabilityLevel: 'STABLE',
+  });
   r.gauge({ name: 'a_gauge', help: 'A gauge.' });
   r.counter({ name: 'c_unused', help: 'never touched', labelNames: ['x'] });
-  const h = r.histogram({ name: 'd_seconds', help: 'D.', labelNames: ['verb'], buckets: [0.1, 1], stabilityLevel: 'BETA' });
+  const h = r.histogram({
+    name: 'd_seconds',
+    help: 'D.',
+    labelNames: ['verb'],
+    buckets: [0.1, 1],
+    stabilityLevel: 'BETA',
+  });
   c.inc(['z2', 'a"b']);
   c.inc(['z1', 'x\ny'], 2);
   c.inc(['z1', 'a"b']);
@@ -48,7 +81,10 @@ test('text exposition: HELP/TYPE with stability, sorted families, labels and ser
   );
   r.reset();
   assert.equal(r.expose(), '# HELP a_gauge [ALPHA] A gauge.\n# TYPE a_gauge gauge\na_gauge 0\n');
-  assert.throws(() => r.counter({ name: 'a_gauge', help: '' }), /duplicate metrics collector registration attempted: a_gauge/);
+  assert.throws(
+    () => r.counter({ name: 'a_gauge', help: '' }),
+    /duplicate metrics collector registration attempted: a_gauge/,
+  );
   assert.throws(() => c.inc(['only-one']), /inconsistent label cardinality/);
 });
 
@@ -59,8 +95,14 @@ test('APIServerMetrics: per instance, upstream names, slis registry', () => {
   a.healthcheck.set(['ping', 'healthz'], 1);
   a.healthchecksTotal.inc(['ping', 'healthz', 'success']);
   const out = a.registry.expose();
-  assert.match(out, /^# HELP apiserver_request_total \[STABLE\] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code\.$/m);
-  assert.match(out, /^apiserver_request_total\{code="200",component="",dry_run="",group="",resource="",scope="",subresource="\/healthz",verb="GET",version=""\} 1$/m);
+  assert.match(
+    out,
+    /^# HELP apiserver_request_total \[STABLE\] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code\.$/m,
+  );
+  assert.match(
+    out,
+    /^apiserver_request_total\{code="200",component="",dry_run="",group="",resource="",scope="",subresource="\/healthz",verb="GET",version=""\} 1$/m,
+  );
   assert.match(out, /^apiserver_tls_handshake_errors_total 0$/m);
   assert.match(out, /^apiserver_audit_event_total 0$/m);
   assert.doesNotMatch(b.registry.expose(), /apiserver_request_total/);

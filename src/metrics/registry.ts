@@ -136,7 +136,9 @@ abstract class Vec<T> implements Collector {
   private values(labels: Labels): string[] {
     if (Array.isArray(labels)) {
       if (labels.length !== this.labelNames.length) {
-        throw new Error(`inconsistent label cardinality: expected ${this.labelNames.length} label values but got ${labels.length} in ${JSON.stringify(labels)}`);
+        throw new Error(
+          `inconsistent label cardinality: expected ${this.labelNames.length} label values but got ${labels.length} in ${JSON.stringify(labels)}`,
+        );
       }
       return labels.map(String);
     }

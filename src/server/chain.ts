@@ -35,13 +35,30 @@ import { withAuditInit } from '../filters/audit-init.ts';
  */
 export function buildHandlerChain(apiHandler: Handler, c: CompletedConfig): Handler {
   const { logger, metrics, longRunningFunc, requestTimeout, authentication, authorization } = c;
-  const audit = { audit: c.audit, metrics, maxRequestBodyBytes: c.maxRequestBodyBytes, legacyAPIGroupPrefixes: c.legacyAPIGroupPrefixes, logger };
-  const inFlight = { maxRequestsInFlight: c.maxRequestsInFlight, maxMutatingRequestsInFlight: c.maxMutatingRequestsInFlight };
+  const audit = {
+    audit: c.audit,
+    metrics,
+    maxRequestBodyBytes: c.maxRequestBodyBytes,
+    legacyAPIGroupPrefixes: c.legacyAPIGroupPrefixes,
+    logger,
+  };
+  const inFlight = {
+    maxRequestsInFlight: c.maxRequestsInFlight,
+    maxMutatingRequestsInFlight: c.maxMutatingRequestsInFlight,
+  };
   const signals = c.lifecycleSignals;
   let h = apiHandler;
   h = withAuthorization(h, { authorization, logger, metrics });
   h = c.flowControl
-    ? withPriorityAndFairness(h, { flowControl: c.flowControl, ...inFlight, requestTimeout, longRunningFunc, authentication, metrics, logger })
+    ? withPriorityAndFairness(h, {
+        flowControl: c.flowControl,
+        ...inFlight,
+        requestTimeout,
+        longRunningFunc,
+        authentication,
+        metrics,
+        logger,
+      })
     : withMaxInFlightLimit(h, { ...inFlight, longRunningFunc });
   h = withImpersonation(h, { authorization, logger });
   h = withAudit(h, { ...audit, longRunningFunc });
@@ -52,7 +69,10 @@ export function buildHandlerChain(apiHandler: Handler, c: CompletedConfig): Hand
   h = withRequestDeadline(h, { ...audit, longRunningFunc, requestTimeout });
   h = withWaitGroup(h, { longRunningFunc, nonLongRunningRequestWaitGroup: c.nonLongRunningRequestWaitGroup });
   if (c.shutdownWatchTerminationGracePeriod > 0) {
-    h = withWatchTerminationDuringShutdown(h, { lifecycleSignals: signals, watchRequestWaitGroup: c.watchRequestWaitGroup });
+    h = withWatchTerminationDuringShutdown(h, {
+      lifecycleSignals: signals,
+      watchRequestWaitGroup: c.watchRequestWaitGroup,
+    });
   }
   if (c.goawayChance > 0) h = withProbabilisticGoaway(h, { goawayChance: c.goawayChance });
   h = withCacheControl(h);

@@ -92,7 +92,8 @@ test('18/19: /version and /version/ answer; POST is 405; /version/extra is a 404
     assert.equal(v.major, '1');
     assert.equal(v.minor, '34');
     assert.match(v.gitVersion, /^v1\.34\.0\+edge-apiserver\./);
-    for (const k of ['gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']) assert.equal(typeof v[k], 'string', k);
+    for (const k of ['gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'])
+      assert.equal(typeof v[k], 'string', k);
     assert.ok(r.body.startsWith('{\n  "major": "1",\n  "minor": "34",'));
   }
   const post = await get(s, '/version', { method: 'POST' });
@@ -151,7 +152,9 @@ test('8: a failing post-start hook fails run with upstream wording', async () =>
   s.addPostStartHook('broken', () => {
     throw new Error('boom');
   });
-  await assert.rejects(s.run({ signal: new AbortController().signal }), { message: 'PostStartHook "broken" failed: boom' });
+  await assert.rejects(s.run({ signal: new AbortController().signal }), {
+    message: 'PostStartHook "broken" failed: boom',
+  });
 });
 
 test('post-start hook registration errors', () => {
@@ -165,7 +168,9 @@ test('post-start hook registration errors', () => {
   s.addPreShutdownHook('nil', undefined);
   assert.equal(s.preShutdownHooks().has('nil'), false);
   s.addPreShutdownHook('p', () => {});
-  assert.throws(() => s.addPreShutdownHook('p', () => {}), { message: 'unable to add "p" because it is already registered' });
+  assert.throws(() => s.addPreShutdownHook('p', () => {}), {
+    message: 'unable to add "p" because it is already registered',
+  });
 });
 
 test('9: during the shutdown delay readyz fails, healthz passes, /readyz/shutdown explains', async () => {
@@ -190,7 +195,8 @@ test('9: during the shutdown delay readyz fails, healthz passes, /readyz/shutdow
 
 function recordOrder(c: Config): string[] {
   const order: string[] = [];
-  for (const sig of Object.values(c.lifecycleSignals) as LifecycleSignal[]) void sig.signaled.then(() => order.push(sig.name));
+  for (const sig of Object.values(c.lifecycleSignals) as LifecycleSignal[])
+    void sig.signaled.then(() => order.push(sig.name));
   return order;
 }
 
@@ -301,7 +307,9 @@ test('delegation: the delegate is reached through the outer chain once; hooks, c
 test('the same mux-complete signal name twice is an error', () => {
   const { s } = server();
   s.registerMuxAndDiscoveryCompleteSignal('x', new LifecycleSignal('x'));
-  assert.throws(() => s.registerMuxAndDiscoveryCompleteSignal('x', new LifecycleSignal('x')), { message: 'x already registered' });
+  assert.throws(() => s.registerMuxAndDiscoveryCompleteSignal('x', new LifecycleSignal('x')), {
+    message: 'x already registered',
+  });
 });
 
 test('23: PUT /debug/flags/v sets the log verbosity; other methods are 406; /debug paths are unlisted', async () => {

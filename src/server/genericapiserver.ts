@@ -2,9 +2,21 @@
 // delegation, post-start and pre-shutdown hooks, health checks, PrepareRun and the
 // RunWithContext shutdown sequence. Portable: a listener is optional (edge runtimes have none).
 
-import { finalizeResponse, newRequestContext, type Handler, type RequestContext, type Transport } from '../endpoints/request/context.ts';
+import {
+  finalizeResponse,
+  newRequestContext,
+  type Handler,
+  type RequestContext,
+  type Transport,
+} from '../endpoints/request/context.ts';
 import { decodedPath } from '../endpoints/request/path.ts';
-import { errorMessage, errorNegotiated, httpError, newServiceUnavailable, notFoundText } from '../endpoints/responsewriters/status.ts';
+import {
+  errorMessage,
+  errorNegotiated,
+  httpError,
+  newServiceUnavailable,
+  notFoundText,
+} from '../endpoints/responsewriters/status.ts';
 import type { CompletedConfig } from './config.ts';
 import { APIServerHandler } from './handler.ts';
 import { delayedHealthCheck, installPathHandler, namedCheck, type HealthChecker } from './healthz/healthz.ts';
@@ -76,7 +88,9 @@ export const notFoundHandler: Handler = (ctx) => {
   if (ctx.muxAndDiscoveryIncomplete) {
     return errorNegotiated(
       {
-        ...newServiceUnavailable('the request has been made before all known HTTP paths have been installed, please try again'),
+        ...newServiceUnavailable(
+          'the request has been made before all known HTTP paths have been installed, please try again',
+        ),
         details: { retryAfterSeconds: 5 },
       },
       ctx.request,
@@ -218,7 +232,10 @@ export class GenericAPIServer implements DelegationTarget {
 
   /** Union of web service roots, listed mux paths and the delegate's, deduplicated and sorted. */
   listedPaths(): string[] {
-    const paths = new Set<string>([...this.handler.registeredWebServices(), ...this.handler.nonGoRestfulMux.listedPaths()]);
+    const paths = new Set<string>([
+      ...this.handler.registeredWebServices(),
+      ...this.handler.nonGoRestfulMux.listedPaths(),
+    ]);
     for (const p of this.delegationTarget?.listedPaths() ?? []) paths.add(p);
     return [...paths].sort();
   }
@@ -272,7 +289,8 @@ export class GenericAPIServer implements DelegationTarget {
     if (this.preShutdownHooksCalled) {
       throw new Error(`unable to add ${JSON.stringify(name)} because PreShutdownHooks have already been called`);
     }
-    if (this.preShutdownHookMap.has(name)) throw new Error(`unable to add ${JSON.stringify(name)} because it is already registered`);
+    if (this.preShutdownHookMap.has(name))
+      throw new Error(`unable to add ${JSON.stringify(name)} because it is already registered`);
     this.preShutdownHookMap.set(name, hook);
   }
 
@@ -297,7 +315,10 @@ export class GenericAPIServer implements DelegationTarget {
   addBootSequenceHealthChecks(...checks: HealthChecker[]): void {
     this.addChecks(this.healthz, checks);
     this.addChecks(this.readyz, checks);
-    this.addChecks(this.livez, checks.map((c) => delayedHealthCheck(c, this.config.livezGracePeriod)));
+    this.addChecks(
+      this.livez,
+      checks.map((c) => delayedHealthCheck(c, this.config.livezGracePeriod)),
+    );
   }
 
   private addChecks(set: HealthCheckSet, checks: HealthChecker[]): void {
@@ -351,9 +372,10 @@ export class GenericAPIServer implements DelegationTarget {
     };
     try {
       // MuxAndDiscoveryComplete once every registered signal fired, unless stopped first.
-      void Promise.race([Promise.all([...this.muxCompleteSignals.values()].map((x) => x.signaled)).then(() => 'done'), stopped]).then(
-        (r) => r === 'done' && s.MuxAndDiscoveryComplete.signal(),
-      );
+      void Promise.race([
+        Promise.all([...this.muxCompleteSignals.values()].map((x) => x.signaled)).then(() => 'done'),
+        stopped,
+      ]).then((r) => r === 'done' && s.MuxAndDiscoveryComplete.signal());
       void stopped.then(async () => {
         fired(s.ShutdownInitiated);
         await sleep(c.shutdownDelayDuration);
@@ -383,7 +405,11 @@ export class GenericAPIServer implements DelegationTarget {
         serverStopped = stopHTTPServer.signal.aborted
           ? listener.shutdown(shutdownTimeout)
           : new Promise<void>((resolve, reject) =>
-              stopHTTPServer.signal.addEventListener('abort', () => listener.shutdown(shutdownTimeout).then(resolve, reject), { once: true }),
+              stopHTTPServer.signal.addEventListener(
+                'abort',
+                () => listener.shutdown(shutdownTimeout).then(resolve, reject),
+                { once: true },
+              ),
             );
       } else {
         // No listener: "stopped listening" is when it would have stopped.
@@ -443,7 +469,11 @@ export class GenericAPIServer implements DelegationTarget {
       }
     }
     this.config.lifecycleSignals.PreShutdownHooksStopped.signal();
-    this.config.logger.info('[graceful-termination] pre-shutdown hooks completed', { name: 'PreShutdownHooksStopped' }, 1);
+    this.config.logger.info(
+      '[graceful-termination] pre-shutdown hooks completed',
+      { name: 'PreShutdownHooksStopped' },
+      1,
+    );
     if (!errors.length) return undefined;
     return new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
   }

@@ -5,7 +5,13 @@
 import { Hono } from 'hono';
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { decodedPath } from '../endpoints/request/path.ts';
-import { errorNegotiated, newMethodNotSupported, newNotFound, StatusError, newInternalError } from '../endpoints/responsewriters/status.ts';
+import {
+  errorNegotiated,
+  newMethodNotSupported,
+  newNotFound,
+  StatusError,
+  newInternalError,
+} from '../endpoints/responsewriters/status.ts';
 import { PathRecorderMux } from './mux/pathrecorder.ts';
 import type { APIEnv, RouteContainer } from './mux/container.ts';
 import { newRestfulNotAcceptable, restfulMatchesAccept } from '../endpoints/responsewriters/negotiation.ts';
@@ -35,7 +41,9 @@ export class APIServerHandler implements RouteContainer {
     container.notFound((c) => {
       const ctx = c.env.ctx;
       const path = decodedPath(ctx.url) ?? ctx.url.pathname;
-      const allowed = methods.some((m) => m !== c.req.method && container.router.match(m, trimRightSlash(path))[0].length > 0);
+      const allowed = methods.some(
+        (m) => m !== c.req.method && container.router.match(m, trimRightSlash(path))[0].length > 0,
+      );
       return errorNegotiated(allowed ? newMethodNotSupported() : newNotFound(), ctx.request, ctx.url);
     });
     container.onError((err, c) => {
@@ -83,7 +91,12 @@ export class APIServerHandler implements RouteContainer {
   private producesFor(path: string): readonly string[] | undefined {
     let best: string | undefined;
     for (const root of this.produces.keys()) {
-      if (path.startsWith(root) && (path.length === root.length || path[root.length] === '/') && (!best || root.length > best.length)) best = root;
+      if (
+        path.startsWith(root) &&
+        (path.length === root.length || path[root.length] === '/') &&
+        (!best || root.length > best.length)
+      )
+        best = root;
     }
     return best === undefined ? undefined : this.produces.get(best);
   }

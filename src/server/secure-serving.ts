@@ -1,7 +1,11 @@
 // SecureServingInfo (k8s.io/apiserver/pkg/server/config.go): what a listener needs, filled by
 // SecureServingOptions.ApplyTo (options/serving.ts) and read by adapters/node's listener.
 
-import type { CAContentProvider, CertKeyContentProvider, SNICertKeyContentProvider } from './dynamiccertificates/content.ts';
+import type {
+  CAContentProvider,
+  CertKeyContentProvider,
+  SNICertKeyContentProvider,
+} from './dynamiccertificates/content.ts';
 
 /** Node/OpenSSL protocol names (cliflag.TLSVersion maps onto them). */
 export type TLSVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';

@@ -47,8 +47,7 @@ export interface ListResult {
 
 /** Outcome of an optimistic write: on failure, the current value is returned (etcd's Else(OpGet)). */
 export type TxnResult =
-  | { succeeded: true; revision: number; prevKv?: KeyValue }
-  | { succeeded: false; revision: number; kv?: KeyValue };
+  { succeeded: true; revision: number; prevKv?: KeyValue } | { succeeded: false; revision: number; kv?: KeyValue };
 
 export interface WatchEvent {
   type: 'PUT' | 'DELETE';

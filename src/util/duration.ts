@@ -6,8 +6,8 @@ import { goQuote } from './go.ts';
 const unitNanos: Record<string, number> = {
   ns: 1,
   us: 1e3,
-  'µs': 1e3, // U+00B5 micro sign
-  'μs': 1e3, // U+03BC Greek mu
+  µs: 1e3, // U+00B5 micro sign
+  μs: 1e3, // U+03BC Greek mu
   ms: 1e6,
   s: 1e9,
   m: 60e9,

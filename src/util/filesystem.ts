@@ -31,7 +31,10 @@ export class MemoryFileSystem implements FileSystem {
   }
   async readDir(path: string): Promise<string[] | undefined> {
     const prefix = path.endsWith('/') ? path : path + '/';
-    const names = [...this.files.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)).filter((k) => !k.includes('/'));
+    const names = [...this.files.keys()]
+      .filter((k) => k.startsWith(prefix))
+      .map((k) => k.slice(prefix.length))
+      .filter((k) => !k.includes('/'));
     return names.length ? names.sort() : undefined;
   }
 }

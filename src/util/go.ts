@@ -7,15 +7,33 @@ export function goQuote(s: string): string {
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
     switch (ch) {
-      case '"': out += '\\"'; continue;
-      case '\\': out += '\\\\'; continue;
-      case '\x07': out += '\\a'; continue;
-      case '\b': out += '\\b'; continue;
-      case '\f': out += '\\f'; continue;
-      case '\n': out += '\\n'; continue;
-      case '\r': out += '\\r'; continue;
-      case '\t': out += '\\t'; continue;
-      case '\v': out += '\\v'; continue;
+      case '"':
+        out += '\\"';
+        continue;
+      case '\\':
+        out += '\\\\';
+        continue;
+      case '\x07':
+        out += '\\a';
+        continue;
+      case '\b':
+        out += '\\b';
+        continue;
+      case '\f':
+        out += '\\f';
+        continue;
+      case '\n':
+        out += '\\n';
+        continue;
+      case '\r':
+        out += '\\r';
+        continue;
+      case '\t':
+        out += '\\t';
+        continue;
+      case '\v':
+        out += '\\v';
+        continue;
     }
     if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
     else if (cp < 0x20 || cp === 0x7f) out += '\\x' + cp.toString(16).padStart(2, '0');
@@ -28,9 +46,19 @@ export function goQuote(s: string): string {
 /** strconv.ParseBool. */
 export function parseGoBool(v: string): boolean | undefined {
   switch (v) {
-    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
+    case '1':
+    case 't':
+    case 'T':
+    case 'TRUE':
+    case 'true':
+    case 'True':
       return true;
-    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
+    case '0':
+    case 'f':
+    case 'F':
+    case 'FALSE':
+    case 'false':
+    case 'False':
       return false;
   }
   return undefined;

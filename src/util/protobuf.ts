@@ -105,7 +105,10 @@ export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, u
       continue;
     }
     const want = spec.type === 'bool' || spec.type === 'int64' || spec.type === 'int32' ? 0 : 2;
-    if (wire !== want) throw new ProtobufError(`proto: wrong wireType = ${wire} for field ${spec.name[0]!.toUpperCase()}${spec.name.slice(1)}`);
+    if (wire !== want)
+      throw new ProtobufError(
+        `proto: wrong wireType = ${wire} for field ${spec.name[0]!.toUpperCase()}${spec.name.slice(1)}`,
+      );
     switch (spec.type) {
       case 'string': {
         const s = utf8.decode(r.bytes());
@@ -137,7 +140,10 @@ export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, u
         break;
       }
       case 'time': {
-        const t = decodeMessage(r.bytes(), { 1: { name: 'seconds', type: 'int64' }, 2: { name: 'nanos', type: 'int32' } });
+        const t = decodeMessage(r.bytes(), {
+          1: { name: 'seconds', type: 'int64' },
+          2: { name: 'nanos', type: 'int32' },
+        });
         const secs = (t.seconds as number | undefined) ?? 0;
         // A zero Time is how gogo writes "unset".
         if (secs !== 0 || t.nanos) out[spec.name] = new Date(secs * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -290,7 +296,11 @@ export function decodeEnvelope(body: Uint8Array): Unknown {
     throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
   const u = decodeMessage(body.subarray(4), {
-    1: { name: 'typeMeta', type: 'message', schema: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } } },
+    1: {
+      name: 'typeMeta',
+      type: 'message',
+      schema: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } },
+    },
     2: { name: 'raw', type: 'bytes' },
     3: { name: 'contentEncoding', type: 'string' },
     4: { name: 'contentType', type: 'string' },
@@ -327,7 +337,12 @@ export function encodeMessage(fields: EncField[]): Uint8Array {
       varint(BigInt(typeof value === 'boolean' ? (value ? 1 : 0) : value));
       continue;
     }
-    const bytes = typeof value === 'string' ? new TextEncoder().encode(value) : value instanceof Uint8Array ? value : encodeMessage(value);
+    const bytes =
+      typeof value === 'string'
+        ? new TextEncoder().encode(value)
+        : value instanceof Uint8Array
+          ? value
+          : encodeMessage(value);
     varint(BigInt((num << 3) | 2));
     varint(BigInt(bytes.length));
     for (const b of bytes) out.push(b);
@@ -337,7 +352,18 @@ export function encodeMessage(fields: EncField[]): Uint8Array {
 
 /** magic + runtime.Unknown{typeMeta, raw, "", ""} as client-go writes it. */
 export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-  const u = encodeMessage([[1, [[1, apiVersion], [2, kind]]], [2, raw], [3, ''], [4, '']]);
+  const u = encodeMessage([
+    [
+      1,
+      [
+        [1, apiVersion],
+        [2, kind],
+      ],
+    ],
+    [2, raw],
+    [3, ''],
+    [4, ''],
+  ]);
   const out = new Uint8Array(4 + u.length);
   out.set(protobufMagic);
   out.set(u, 4);

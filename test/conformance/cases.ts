@@ -56,7 +56,10 @@ const statusMethodNotAllowed =
 export const dateCase: ConformanceCase = {
   name: 'GET /healthz → Date header as Go writes it',
   request: { path: '/healthz' },
-  expect: { status: 200, headers: { date: /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/ } },
+  expect: {
+    status: 200,
+    headers: { date: /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/ },
+  },
 };
 
 export const cases: ConformanceCase[] = [
@@ -65,7 +68,12 @@ export const cases: ConformanceCase[] = [
     request: { path: '/healthz' },
     expect: {
       status: 200,
-      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff', 'audit-id': uuid, 'cache-control': 'no-cache, private' },
+      headers: {
+        'content-type': textPlain,
+        'x-content-type-options': 'nosniff',
+        'audit-id': uuid,
+        'cache-control': 'no-cache, private',
+      },
       body: 'ok',
     },
   },
@@ -77,7 +85,11 @@ export const cases: ConformanceCase[] = [
   {
     name: 'GET /healthz?verbose lists every check',
     request: { path: '/healthz?verbose' },
-    expect: { status: 200, headers: { 'content-type': textPlain }, body: /^\[\+\]ping ok\n\[\+\]log ok\n(\[\+\][^\n]+ ok\n)*healthz check passed\n$/ },
+    expect: {
+      status: 200,
+      headers: { 'content-type': textPlain },
+      body: /^\[\+\]ping ok\n\[\+\]log ok\n(\[\+\][^\n]+ ok\n)*healthz check passed\n$/,
+    },
   },
   {
     name: 'GET /livez → 200 ok',
@@ -92,7 +104,10 @@ export const cases: ConformanceCase[] = [
   {
     name: 'GET /readyz?exclude=nosuch&verbose warns about the unknown check',
     request: { path: '/readyz?exclude=nosuch&verbose' },
-    expect: { status: 200, body: /\[\+\]shutdown ok\n(\[\+\][^\n]+ ok\n)*warn: some health checks cannot be excluded: no matches for "nosuch"\nreadyz check passed\n$/ },
+    expect: {
+      status: 200,
+      body: /\[\+\]shutdown ok\n(\[\+\][^\n]+ ok\n)*warn: some health checks cannot be excluded: no matches for "nosuch"\nreadyz check passed\n$/,
+    },
   },
   {
     name: 'GET /healthz/ping → 200 ok (health subpaths need more than public-info-viewer)',
@@ -109,7 +124,8 @@ export const cases: ConformanceCase[] = [
         assert.equal(v.major, '1');
         assert.equal(v.minor, '34');
         assert.match(v.gitVersion, /^v1\.34\./);
-        for (const k of ['gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']) assert.equal(typeof v[k], 'string', k);
+        for (const k of ['gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'])
+          assert.equal(typeof v[k], 'string', k);
       },
     },
   },
@@ -120,7 +136,12 @@ export const cases: ConformanceCase[] = [
   },
   {
     name: 'POST /version → 405 Status',
-    request: { method: 'POST', path: '/version', body: '{}', headers: { 'content-type': 'application/json', ...alice } },
+    request: {
+      method: 'POST',
+      path: '/version',
+      body: '{}',
+      headers: { 'content-type': 'application/json', ...alice },
+    },
     expect: { status: 405, headers: { 'content-type': 'application/json' }, body: statusMethodNotAllowed },
   },
   {
@@ -143,7 +164,8 @@ export const cases: ConformanceCase[] = [
       body: /^\{\n  "paths": \[\n/,
       json: (v) => {
         const paths: string[] = v.paths;
-        for (const p of ['/healthz', '/healthz/ping', '/livez', '/readyz', '/readyz/shutdown', '/version']) assert.ok(paths.includes(p), p);
+        for (const p of ['/healthz', '/healthz/ping', '/livez', '/readyz', '/readyz/shutdown', '/version'])
+          assert.ok(paths.includes(p), p);
         assert.ok(!paths.includes('/'), 'index lists itself');
         assert.ok(!paths.includes('/conformance/panic'), 'unlisted path listed');
         assert.deepEqual(paths, [...paths].sort());
@@ -153,14 +175,23 @@ export const cases: ConformanceCase[] = [
   {
     name: 'GET /does-not-exist → 404 page not found',
     request: { path: '/does-not-exist', headers: alice },
-    expect: { status: 404, headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' }, body: '404 page not found\n' },
+    expect: {
+      status: 404,
+      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff' },
+      body: '404 page not found\n',
+    },
   },
   {
     name: 'a handler that panics → 500 (with Audit-Id and Cache-Control)',
     request: { path: '/conformance/panic' },
     expect: {
       status: 500,
-      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff', 'audit-id': uuid, 'cache-control': 'no-cache, private' },
+      headers: {
+        'content-type': textPlain,
+        'x-content-type-options': 'nosniff',
+        'audit-id': uuid,
+        'cache-control': 'no-cache, private',
+      },
       body: 'This request caused apiserver to panic. Look in the logs for details.\n',
     },
   },
@@ -174,16 +205,24 @@ export const cases: ConformanceCase[] = [
     },
   },
   {
-    name: '?timeout= without a unit → 400 with Go\'s parse error',
+    name: "?timeout= without a unit → 400 with Go's parse error",
     request: { path: '/healthz?timeout=10' },
-    expect: { status: 400, body: /"message":"invalid timeout specified in the request URL - time: missing unit in duration \\"10\\""/ },
+    expect: {
+      status: 400,
+      body: /"message":"invalid timeout specified in the request URL - time: missing unit in duration \\"10\\""/,
+    },
   },
   {
     name: 'request info: an unresolvable resource URL → 500 InternalError text (no Cache-Control)',
     request: { path: '/api/v1/watch' },
     expect: {
       status: 500,
-      headers: { 'content-type': textPlain, 'x-content-type-options': 'nosniff', 'audit-id': uuid, 'cache-control': null },
+      headers: {
+        'content-type': textPlain,
+        'x-content-type-options': 'nosniff',
+        'audit-id': uuid,
+        'cache-control': null,
+      },
       body: 'Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch\n',
     },
   },
@@ -211,7 +250,13 @@ export const cases: ConformanceCase[] = [
   {
     name: 'CORS: an allowed origin gets the headers on a normal request',
     request: { path: '/version', headers: { Origin: 'https://allowed.example.com' } },
-    expect: { status: 200, headers: { 'access-control-allow-origin': 'https://allowed.example.com', 'access-control-allow-credentials': 'true' } },
+    expect: {
+      status: 200,
+      headers: {
+        'access-control-allow-origin': 'https://allowed.example.com',
+        'access-control-allow-credentials': 'true',
+      },
+    },
   },
   {
     name: 'CORS: another origin gets no CORS headers',
@@ -228,7 +273,12 @@ export const cases: ConformanceCase[] = [
     request: { path: '/api/v1/namespaces/default/pods', headers: { Authorization: 'Bearer not-a-known-token' } },
     expect: {
       status: 401,
-      headers: { 'content-type': 'application/json', 'x-content-type-options': null, 'www-authenticate': null, 'audit-id': uuid },
+      headers: {
+        'content-type': 'application/json',
+        'x-content-type-options': null,
+        'www-authenticate': null,
+        'audit-id': uuid,
+      },
       body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
     },
   },
@@ -237,7 +287,12 @@ export const cases: ConformanceCase[] = [
     request: { path: '/conformance/transport', headers: alice },
     expect: {
       status: 200,
-      json: (v) => assert.deepEqual(v.user, { name: 'alice', uid: 'uid-alice', groups: ['devs', 'readers', 'system:authenticated'] }),
+      json: (v) =>
+        assert.deepEqual(v.user, {
+          name: 'alice',
+          uid: 'uid-alice',
+          groups: ['devs', 'readers', 'system:authenticated'],
+        }),
     },
   },
   {
@@ -266,7 +321,10 @@ export const cases: ConformanceCase[] = [
   {
     name: 'no credentials → system:anonymous',
     request: { path: '/conformance/transport' },
-    expect: { status: 200, json: (v) => assert.deepEqual(v.user, { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] }) },
+    expect: {
+      status: 200,
+      json: (v) => assert.deepEqual(v.user, { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] }),
+    },
   },
 ];
 
@@ -328,7 +386,11 @@ export async function fromResponse(res: Response): Promise<CaseResponse> {
 }
 
 /** A target-specific case: what the conformance-only transport echo route reports. */
-export function transportCase(name: string, headers: Record<string, string>, want: Record<string, unknown>): ConformanceCase {
+export function transportCase(
+  name: string,
+  headers: Record<string, string>,
+  want: Record<string, unknown>,
+): ConformanceCase {
   return {
     name: `transport: ${name}`,
     request: { path: '/conformance/transport', headers },
@@ -340,7 +402,6 @@ export function transportCase(name: string, headers: Record<string, string>, wan
     },
   };
 }
-
 
 /** The x509 user of the fixture client certificate (CN=carol, O=x509-group). */
 export const X509_USER = { name: 'carol', uid: '', groups: ['x509-group', 'system:authenticated'] };

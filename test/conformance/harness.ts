@@ -29,7 +29,15 @@ export function httpSender(
       const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...req.headers };
       if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
       const r = (secure ? https : http).request(
-        { host: url.hostname, port: url.port, path: req.path, method: req.method ?? 'GET', headers, agent, timeout: 20_000 },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: req.path,
+          method: req.method ?? 'GET',
+          headers,
+          agent,
+          timeout: 20_000,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -135,7 +143,8 @@ export async function selfSignedServingCert(): Promise<{ cert: string; key: stri
   const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01' + [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join(''),
+    serialNumber:
+      '01' + [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join(''),
     name: 'CN=edge-apiserver-conformance',
     notBefore: new Date(now - 3600_000),
     notAfter: new Date(now + 24 * 3600_000),
@@ -151,12 +160,18 @@ export async function selfSignedServingCert(): Promise<{ cert: string; key: stri
     ],
   });
   const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', keys.privateKey));
-  const b64 = Buffer.from(pkcs8).toString('base64').replace(/.{1,64}/g, '$&\n');
+  const b64 = Buffer.from(pkcs8)
+    .toString('base64')
+    .replace(/.{1,64}/g, '$&\n');
   return { cert: cert.toString('pem'), key: `-----BEGIN PRIVATE KEY-----\n${b64}-----END PRIVATE KEY-----\n` };
 }
 
 /** One HTTP/2 GET over TLS; resolves with the negotiated ALPN protocol, status and body. */
-export function h2Get(base: string, ca: string, path: string): Promise<{ alpn: string | false | undefined; status: number; body: string }> {
+export function h2Get(
+  base: string,
+  ca: string,
+  path: string,
+): Promise<{ alpn: string | false | undefined; status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(base, { ca });
     const timer = setTimeout(() => {
@@ -187,7 +202,10 @@ export function h2Get(base: string, ca: string, path: string): Promise<{ alpn: s
  * After SIGTERM the server keeps serving for --shutdown-delay-duration with /readyz failing
  * (upstream RunWithContext), then stops accepting, drains and exits 0 after printing SHUTDOWN COMPLETE.
  */
-export async function checkGracefulShutdown(proc: Spawned, send: (req: CaseRequest) => Promise<CaseResponse>): Promise<void> {
+export async function checkGracefulShutdown(
+  proc: Spawned,
+  send: (req: CaseRequest) => Promise<CaseResponse>,
+): Promise<void> {
   const exited = new Promise<number | null>((r) => {
     if (proc.child.exitCode !== null) r(proc.child.exitCode);
     else proc.child.once('exit', (code) => r(code));

@@ -3,7 +3,14 @@
 // handler is called as the Lambda runtime would, and the result is turned back into a response.
 import { createHandler } from '../../adapters/lambda/index.ts';
 import { CLIENT_CERT_HEADER, conformanceSettings } from './setup.ts';
-import { USER_AGENT, X509_USER, registerConformance, transportCase, type CaseRequest, type CaseResponse } from './cases.ts';
+import {
+  USER_AGENT,
+  X509_USER,
+  registerConformance,
+  transportCase,
+  type CaseRequest,
+  type CaseResponse,
+} from './cases.ts';
 import { CLIENT_CERT_RFC9440 } from './fixtures.ts';
 
 const handler = createHandler({ ...conformanceSettings(), clientCertHeader: CLIENT_CERT_HEADER });
@@ -18,11 +25,16 @@ function split(path: string): { rawPath: string; rawQuery: string; params: [stri
 /** A synthetic event in the shape AWS documents for each integration. */
 export function lambdaEvent(kind: Kind, req: CaseRequest): Record<string, unknown> {
   const method = req.method ?? 'GET';
-  const headers: Record<string, string> = { 'user-agent': USER_AGENT, host: 'apiserver.example.com', ...lower(req.headers) };
+  const headers: Record<string, string> = {
+    'user-agent': USER_AGENT,
+    host: 'apiserver.example.com',
+    ...lower(req.headers),
+  };
   const { rawPath, rawQuery, params } = split(req.path);
   const body = req.body ?? null;
   if (kind === 'apigw-v2' || kind === 'function-url') {
-    const domainName = kind === 'function-url' ? 'abcdefgh.lambda-url.us-east-1.on.aws' : 'abc123.execute-api.us-east-1.amazonaws.com';
+    const domainName =
+      kind === 'function-url' ? 'abcdefgh.lambda-url.us-east-1.on.aws' : 'abc123.execute-api.us-east-1.amazonaws.com';
     return {
       version: '2.0',
       routeKey: kind === 'function-url' ? '$default' : 'ANY /{proxy+}',
@@ -50,11 +62,20 @@ export function lambdaEvent(kind: Kind, req: CaseRequest): Record<string, unknow
   for (const [k, v] of params) (multiQuery[k] ??= []).push(v);
   if (kind === 'alb') {
     return {
-      requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/apiserver/0123456789abcdef' } },
+      requestContext: {
+        elb: {
+          targetGroupArn: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/apiserver/0123456789abcdef',
+        },
+      },
       httpMethod: method,
       path: rawPath,
       queryStringParameters: Object.fromEntries(params.map(([k, v]) => [k, encodeURIComponent(v)])),
-      headers: { ...headers, 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-port': '443' },
+      headers: {
+        ...headers,
+        'x-forwarded-for': '203.0.113.9',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-port': '443',
+      },
       body: body ?? '',
       isBase64Encoded: false,
     };
@@ -120,16 +141,24 @@ for (const kind of ['apigw-v1', 'apigw-v2', 'function-url', 'alb'] as const) {
       },
     },
     [
-      transportCase('x509: the client certificate from the trusted header authenticates', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
-      user: X509_USER,
-      peerCertificates: 1,
-      forwardedHeaderSeen: null,
-    }),
-    transportCase('source IP and protocol from the event', {}, {
-        remoteAddress: '203.0.113.9',
-        protocol: kind === 'alb' ? null : 'http/1.1',
-        peerCertificates: 0,
-      }),
+      transportCase(
+        'x509: the client certificate from the trusted header authenticates',
+        { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 },
+        {
+          user: X509_USER,
+          peerCertificates: 1,
+          forwardedHeaderSeen: null,
+        },
+      ),
+      transportCase(
+        'source IP and protocol from the event',
+        {},
+        {
+          remoteAddress: '203.0.113.9',
+          protocol: kind === 'alb' ? null : 'http/1.1',
+          peerCertificates: 0,
+        },
+      ),
     ],
   );
 }

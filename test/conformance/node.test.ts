@@ -71,15 +71,23 @@ registerConformance(
     },
   },
   [
-    transportCase('client IP and protocol from the socket', {}, {
-      remoteAddress: '127.0.0.1',
-      protocol: 'http/1.1',
-      peerCertificates: 0,
-    }),
-    transportCase('x509: a certificate header is not trusted by the Node listener', { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 }, {
-      user: { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] },
-      peerCertificates: 0,
-      forwardedHeaderSeen: CLIENT_CERT_RFC9440,
-    }),
+    transportCase(
+      'client IP and protocol from the socket',
+      {},
+      {
+        remoteAddress: '127.0.0.1',
+        protocol: 'http/1.1',
+        peerCertificates: 0,
+      },
+    ),
+    transportCase(
+      'x509: a certificate header is not trusted by the Node listener',
+      { [CLIENT_CERT_HEADER]: CLIENT_CERT_RFC9440 },
+      {
+        user: { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] },
+        peerCertificates: 0,
+        forwardedHeaderSeen: CLIENT_CERT_RFC9440,
+      },
+    ),
   ],
 );

@@ -22,7 +22,8 @@ import { generateSelfSignedCertKey } from '../../src/server/dynamiccertificates/
 const saIssuer = 'https://kubernetes.default.svc';
 const oidcIssuer = 'https://127.0.0.1:1';
 const keyDir = mkdtempSync(join(tmpdir(), 'edge-apiserver-reliability-keys-'));
-const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) => k.export({ type: 'pkcs8', format: 'pem' }) as string;
+const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
+  k.export({ type: 'pkcs8', format: 'pem' }) as string;
 const saKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const otherKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 
@@ -58,7 +59,8 @@ after(async () => {
   rmSync(keyDir, { recursive: true, force: true });
 });
 
-const status401 = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
+const status401 =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
 
 function b64url(s: string): string {
   return Buffer.from(s).toString('base64url');
@@ -80,7 +82,13 @@ async function saToken(key: string, claims: { exp?: number; iss?: string; aud?: 
 /** The tokens no authenticator of `s` accepts, by name. */
 async function badTokens(s: ServerUnderTest): Promise<[string, string, boolean][]> {
   const now = Math.floor(Date.now() / 1000);
-  const saClaims = { iss: saIssuer, sub: 'system:serviceaccount:default:default', aud: [saIssuer], exp: now + 3600, iat: now };
+  const saClaims = {
+    iss: saIssuer,
+    sub: 'system:serviceaccount:default:default',
+    aud: [saIssuer],
+    exp: now + 3600,
+    iat: now,
+  };
   // [name, token, looks like a JWT (its error names the JWT check, not "invalid bearer token")]
   return [
     ['garbage', 'garbage', false],
@@ -89,7 +97,11 @@ async function badTokens(s: ServerUnderTest): Promise<[string, string, boolean][
     ['non-ASCII', 'tökén-ünïcode', false],
     ['60 KB', 'x'.repeat(60_000), false],
     ['alg none', `${b64url('{"alg":"none","typ":"JWT"}')}.${b64url(JSON.stringify(saClaims))}.`, true],
-    ['HS256 with the public key as secret', `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(JSON.stringify(saClaims))}.${b64url('sig')}`, true],
+    [
+      'HS256 with the public key as secret',
+      `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(JSON.stringify(saClaims))}.${b64url('sig')}`,
+      true,
+    ],
     ['service account, wrong key', await saToken(pem(otherKeys.privateKey)), true],
     ['service account, expired', await saToken(pem(saKeys.privateKey), { exp: now - 3600 }), true],
     ['service account, other audience', await saToken(pem(saKeys.privateKey), { aud: 'https://elsewhere' }), true],
@@ -98,10 +110,18 @@ async function badTokens(s: ServerUnderTest): Promise<[string, string, boolean][
   ];
 }
 
-async function tokenReview(s: ServerUnderTest, token: string): Promise<{ authenticated?: boolean; error?: string; user?: { username?: string } }> {
+async function tokenReview(
+  s: ServerUnderTest,
+  token: string,
+): Promise<{ authenticated?: boolean; error?: string; user?: { username?: string } }> {
   const r = await h2Request(
     s.port,
-    { ':method': 'POST', ':path': '/apis/authentication.k8s.io/v1/tokenreviews', 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
+    {
+      ':method': 'POST',
+      ':path': '/apis/authentication.k8s.io/v1/tokenreviews',
+      'content-type': 'application/json',
+      authorization: `Bearer ${s.token}`,
+    },
     JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }),
   );
   assert.equal(r.status, 201, r.body);
@@ -117,7 +137,13 @@ async function rejectedEverywhere(g: GroupContext, s: ServerUnderTest): Promise<
       assert.equal(r.status, 401, `${name} ${path}: ${r.status} ${r.body}`);
       assert.equal(r.body, status401);
     }
-    const h1 = await exchange(s.port, Buffer.from(`GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`, 'utf8'));
+    const h1 = await exchange(
+      s.port,
+      Buffer.from(
+        `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+        'utf8',
+      ),
+    );
     assert.equal(h1.responses[0]?.status, 401, `${name} HTTP/1.1`);
     const review = await tokenReview(s, token);
     assert.notEqual(review.authenticated, true, `${name}: ${JSON.stringify(review)}`);
@@ -175,9 +201,15 @@ test('tokens with CR, LF or NUL, and huge tokens: refused, nothing injected', as
       }
       // 900 KB over HTTP/1.1 (under the 1 MiB header limit): 401; 1.1 MB: 431.
       const huge = 'h'.repeat(900 << 10);
-      const r = await exchange(s.port, `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${huge}\r\nConnection: close\r\n\r\n`);
+      const r = await exchange(
+        s.port,
+        `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${huge}\r\nConnection: close\r\n\r\n`,
+      );
       assert.equal(r.responses[0]?.status, 401);
-      const tooBig = await exchange(s.port, `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'h'.repeat(1100 << 10)}\r\n\r\n`);
+      const tooBig = await exchange(
+        s.port,
+        `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'h'.repeat(1100 << 10)}\r\n\r\n`,
+      );
       assert.equal(tooBig.responses[0]?.status, 431);
       g.count(2);
     });
@@ -188,8 +220,21 @@ test('spoofed front-proxy and impersonation headers from clients that are not au
   for (const s of [secure, full]) {
     await group(t, s, bases.get(s)!, `spoofing (${s === secure ? 'secure default' : 'full'})`, async (g) => {
       const ssr = (headers: Record<string, string>) =>
-        h2Request(s.port, { ':method': 'POST', ':path': '/apis/authentication.k8s.io/v1/selfsubjectreviews', 'content-type': 'application/json', ...headers }, '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}');
-      const spoof = { 'x-remote-user': 'kubernetes-admin', 'x-remote-group': 'system:masters', 'x-remote-extra-scopes': 'all' };
+        h2Request(
+          s.port,
+          {
+            ':method': 'POST',
+            ':path': '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+            'content-type': 'application/json',
+            ...headers,
+          },
+          '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}',
+        );
+      const spoof = {
+        'x-remote-user': 'kubernetes-admin',
+        'x-remote-group': 'system:masters',
+        'x-remote-extra-scopes': 'all',
+      };
       const impersonate = { 'impersonate-user': 'kubernetes-admin', 'impersonate-group': 'system:masters' };
       // Without a client certificate the front-proxy headers are not credentials: anonymous, 403.
       for (const headers of [spoof, impersonate, { ...spoof, ...impersonate }]) {

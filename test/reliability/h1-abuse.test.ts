@@ -33,12 +33,24 @@ test('request versions: Go answers 505 for a well-formed version other than 1.x,
       g.count();
     }
     // With a body and an Authorization header, over a kept-alive connection: the same.
-    const withBody = await exchange(server.port, `POST /version HTTP/2.0\r\nHost: x\r\nAuthorization: Bearer ${adminToken}\r\nContent-Length: 2\r\n\r\n{}`);
+    const withBody = await exchange(
+      server.port,
+      `POST /version HTTP/2.0\r\nHost: x\r\nAuthorization: Bearer ${adminToken}\r\nContent-Length: 2\r\n\r\n{}`,
+    );
     assert.equal(withBody.raw, go505);
     g.count();
     // Go's ParseHTTPVersion takes only HTTP/<digit>.<digit>: the rest is malformed (400).
     // HTTP/1.2 is served by Go as 1.x; Node's parser refuses it (400), still a client error.
-    for (const v of ['HTTP/1.10', 'HTTP/2', 'HTTP/x.y', 'HTTPS/1.1', 'http/1.1', 'HTTP/1.1 extra', 'HTTP/1.2', 'HTTP/-1.1']) {
+    for (const v of [
+      'HTTP/1.10',
+      'HTTP/2',
+      'HTTP/x.y',
+      'HTTPS/1.1',
+      'http/1.1',
+      'HTTP/1.1 extra',
+      'HTTP/1.2',
+      'HTTP/-1.1',
+    ]) {
       const r = await exchange(server.port, `GET /version ${v}\r\nHost: x\r\n\r\n`);
       assert.equal(r.raw, go400, v);
       g.count();
@@ -47,7 +59,8 @@ test('request versions: Go answers 505 for a well-formed version other than 1.x,
 });
 
 const A = `Authorization: Bearer ${adminToken}\r\n`;
-const tokenReview = (token: string) => JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+const tokenReview = (token: string) =>
+  JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `bytes` on a fresh connection must get exactly `expected` (status or Go's bytes) and a close. */
@@ -59,7 +72,7 @@ async function refused(name: string, bytes: string, expected: number | string): 
   assert.ok(r.closed, `${name}: closed`);
 }
 
-test('malformed request lines and headers: 400 (Go\'s bytes where Node\'s parser refuses)', async (t) => {
+test("malformed request lines and headers: 400 (Go's bytes where Node's parser refuses)", async (t) => {
   await group(t, server, base, 'malformed', async (g) => {
     const cases: [string, string, number | string][] = [
       ['binary garbage', '\x00\x01\x02\xff\xfe\r\n\r\n', go400],
@@ -76,9 +89,21 @@ test('malformed request lines and headers: 400 (Go\'s bytes where Node\'s parser
       ['CR in a header value', 'GET /version HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n', go400],
       ['NUL in a header value', 'GET /version HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n', go400],
       ['obs-fold continuation line', 'GET /version HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n', go400],
-      ['obs-fold in Authorization', `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer\r\n ${adminToken}\r\n\r\n`, go400],
-      ['HTTP/1.1 without Host', 'GET /version HTTP/1.1\r\n\r\n', `HTTP/1.1 400 Bad Request: missing required Host header${errorHeaders}400 Bad Request: missing required Host header`],
-      ['two Host headers', 'GET /version HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n', `HTTP/1.1 400 Bad Request: too many Host headers${errorHeaders}400 Bad Request: too many Host headers`],
+      [
+        'obs-fold in Authorization',
+        `GET /version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer\r\n ${adminToken}\r\n\r\n`,
+        go400,
+      ],
+      [
+        'HTTP/1.1 without Host',
+        'GET /version HTTP/1.1\r\n\r\n',
+        `HTTP/1.1 400 Bad Request: missing required Host header${errorHeaders}400 Bad Request: missing required Host header`,
+      ],
+      [
+        'two Host headers',
+        'GET /version HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n',
+        `HTTP/1.1 400 Bad Request: too many Host headers${errorHeaders}400 Bad Request: too many Host headers`,
+      ],
       // Go answers 400 for a request line without a version; Node's parser reports it as HTTP/0.9.
       ['no version', 'GET /version\r\nHost: x\r\n\r\n', go505],
     ];
@@ -116,7 +141,10 @@ test('smuggling shapes: CL+TE, two Content-Lengths, bad Transfer-Encodings are r
       ['Transfer-Encoding: gzip', `${post}Transfer-Encoding: gzip\r\n\r\n${smuggled}`],
       ['Transfer-Encoding: chunked, gzip', `${post}Transfer-Encoding: chunked, gzip\r\n\r\n${smuggled}`],
       ['Transfer-Encoding: xchunked', `${post}Transfer-Encoding: xchunked\r\n\r\n${smuggled}`],
-      ['two Transfer-Encoding lines', `${post}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`],
+      [
+        'two Transfer-Encoding lines',
+        `${post}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`,
+      ],
       ['space before the Transfer-Encoding colon', `${post}Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n${smuggled}`],
       ['bad chunk size', `${post}Transfer-Encoding: chunked\r\n\r\nzz\r\n\r\n${smuggled}`],
       ['HTTP/1.0 POST with a body but no Host', `POST /version HTTP/1.0\r\nContent-Length: 2\r\n\r\nab${smuggled}`],
@@ -129,19 +157,29 @@ test('smuggling shapes: CL+TE, two Content-Lengths, bad Transfer-Encodings are r
       g.count();
     }
     // Chunk extensions past Node's limit: the request is cut off (no answer or a 4xx, never a 5xx).
-    const ext = await exchange(server.port, `${post}Transfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(100_000)}\r\nx\r\n0\r\n\r\n${smuggled}`);
-    assert.ok(ext.responses.length <= 1 && (ext.responses[0]?.status ?? 400) < 500 && ext.closed, JSON.stringify(ext.raw.slice(0, 200)));
+    const ext = await exchange(
+      server.port,
+      `${post}Transfer-Encoding: chunked\r\n\r\n1;${'a'.repeat(100_000)}\r\nx\r\n0\r\n\r\n${smuggled}`,
+    );
+    assert.ok(
+      ext.responses.length <= 1 && (ext.responses[0]?.status ?? 400) < 500 && ext.closed,
+      JSON.stringify(ext.raw.slice(0, 200)),
+    );
     g.count();
   });
 });
 
-test('header bombs: past 1 MiB or 1,000 fields is 431 (Go\'s bytes); under, served', async (t) => {
+test("header bombs: past 1 MiB or 1,000 fields is 431 (Go's bytes); under, served", async (t) => {
   await group(t, server, base, 'header-bombs', async (g) => {
     const headersTooLarge = `HTTP/1.1 431 Request Header Fields Too Large${errorHeaders}431 Request Header Fields Too Large`;
     const get = (extra: string) => `GET /version HTTP/1.1\r\nHost: x\r\n${A}${extra}\r\n`;
     const fields = (n: number) => Array.from({ length: n }, (_, i) => `X-${i}: v\r\n`).join('');
     await refused('one 1.1 MB header', get(`X-Big: ${'a'.repeat(1100 << 10)}\r\n`), headersTooLarge);
-    await refused('a 1.1 MB request line', `GET /${'a'.repeat(1100 << 10)} HTTP/1.1\r\nHost: x\r\n\r\n`, headersTooLarge);
+    await refused(
+      'a 1.1 MB request line',
+      `GET /${'a'.repeat(1100 << 10)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      headersTooLarge,
+    );
     // Node's parser also stops at 1,000 header fields (Go has no count limit, only the bytes).
     await refused('10,000 header fields', get(fields(10_000)), headersTooLarge);
     await refused('1,000 Authorization headers', get(`Authorization: Bearer x\r\n`.repeat(1000)), headersTooLarge);
@@ -196,7 +234,9 @@ test('slow clients: dripping headers are cut off by the header timeout, dripping
     const slow = await Promise.all(Array.from({ length: 20 }, () => RawH1.connect(server.port)));
     for (const c of slow) c.write('GET /version HTTP/1.1\r\nHost: x\r\n');
     const body = await RawH1.connect(server.port);
-    body.write(`POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: x\r\n${A}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    body.write(
+      `POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: x\r\n${A}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
     // A connection that sends nothing at all after the handshake.
     const silent = await RawH1.connect(server.port);
     const drip = setInterval(() => {
@@ -232,7 +272,10 @@ test('bodies larger than the limits: 413 with a Status, the connection reusable 
     const cases: [string, string][] = [
       ['4 MiB body (limit 3 MB)', `${post}Content-Length: ${4 << 20}\r\n\r\n${'{'.repeat(4 << 20)}`],
       ['100 MiB declared, 2 bytes sent', `${post}Content-Length: ${100 << 20}\r\n\r\n{}`],
-      ['4 MiB chunked', `${post}Transfer-Encoding: chunked\r\n\r\n${`100000\r\n${'a'.repeat(0x100000)}\r\n`.repeat(4)}0\r\n\r\n`],
+      [
+        '4 MiB chunked',
+        `${post}Transfer-Encoding: chunked\r\n\r\n${`100000\r\n${'a'.repeat(0x100000)}\r\n`.repeat(4)}0\r\n\r\n`,
+      ],
     ];
     for (const [name, bytes] of cases) {
       const c = await RawH1.connect(server.port);

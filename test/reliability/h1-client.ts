@@ -22,7 +22,11 @@ export function parseResponses(raw: string): RawResponse[] {
     const m = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine!);
     if (!m) break;
     rest = rest.slice(end + 4);
-    const header = (n: string) => headerLines.find((l) => l.toLowerCase().startsWith(`${n}:`))?.slice(n.length + 1).trim();
+    const header = (n: string) =>
+      headerLines
+        .find((l) => l.toLowerCase().startsWith(`${n}:`))
+        ?.slice(n.length + 1)
+        .trim();
     let body = '';
     const cl = header('content-length');
     const status = Number(m[1]);
@@ -115,7 +119,10 @@ export class RawH1 {
 
   /** Waits for `n` complete responses (or the close, or `ms`). */
   async responses(n = 1, ms = 5000): Promise<RawResponse[]> {
-    await this.until(() => parseResponses(this.received).length >= n && (this.closed || completeBodies(this.received)), ms);
+    await this.until(
+      () => parseResponses(this.received).length >= n && (this.closed || completeBodies(this.received)),
+      ms,
+    );
     return parseResponses(this.received);
   }
 
@@ -142,7 +149,11 @@ function completeBodies(raw: string): boolean {
 }
 
 /** One request on a fresh connection: writes `bytes`, returns the responses and whether it closed. */
-export async function exchange(port: number, bytes: string | Buffer, ms = 5000): Promise<{ responses: RawResponse[]; raw: string; closed: boolean }> {
+export async function exchange(
+  port: number,
+  bytes: string | Buffer,
+  ms = 5000,
+): Promise<{ responses: RawResponse[]; raw: string; closed: boolean }> {
   const c = await RawH1.connect(port);
   try {
     c.write(bytes);

@@ -80,7 +80,12 @@ export function priority(streamId: number, dependsOn: number, weight = 15): Buff
 }
 
 export function data(streamId: number, payload: Uint8Array | string, endStream = false): Buffer {
-  return frame(FrameType.DATA, endStream ? Flags.END_STREAM : 0, streamId, typeof payload === 'string' ? Buffer.from(payload) : payload);
+  return frame(
+    FrameType.DATA,
+    endStream ? Flags.END_STREAM : 0,
+    streamId,
+    typeof payload === 'string' ? Buffer.from(payload) : payload,
+  );
 }
 
 /** HPACK integer with an N-bit prefix (RFC 7541 §5.1); `first` carries the pattern bits. */
@@ -124,7 +129,12 @@ export function requestFields(method: string, path: string, headers: Record<stri
 }
 
 export function headers(streamId: number, block: Buffer, { endStream = true, endHeaders = true } = {}): Buffer {
-  return frame(FrameType.HEADERS, (endStream ? Flags.END_STREAM : 0) | (endHeaders ? Flags.END_HEADERS : 0), streamId, block);
+  return frame(
+    FrameType.HEADERS,
+    (endStream ? Flags.END_STREAM : 0) | (endHeaders ? Flags.END_HEADERS : 0),
+    streamId,
+    block,
+  );
 }
 
 export function continuation(streamId: number, block: Buffer, endHeaders = false): Buffer {
@@ -166,7 +176,16 @@ export interface StreamResult {
 
 // RFC 7541 Appendix B codes of the ten digits (`:status` values are digits only).
 const digitCodes: [number, number][] = [
-  [0x0, 5], [0x1, 5], [0x2, 5], [0x19, 6], [0x1a, 6], [0x1b, 6], [0x1c, 6], [0x1d, 6], [0x1e, 6], [0x1f, 6],
+  [0x0, 5],
+  [0x1, 5],
+  [0x2, 5],
+  [0x19, 6],
+  [0x1a, 6],
+  [0x1b, 6],
+  [0x1c, 6],
+  [0x1d, 6],
+  [0x1e, 6],
+  [0x1f, 6],
 ];
 
 /** Decodes a Huffman string made of digits only; undefined for anything else. */
@@ -290,7 +309,12 @@ export class RawH2 {
 
   static connect(opts: H2ConnectOptions): Promise<RawH2> {
     return new Promise((resolve, reject) => {
-      const socket = tls.connect({ host: opts.host ?? '127.0.0.1', port: opts.port, ALPNProtocols: ['h2'], rejectUnauthorized: false });
+      const socket = tls.connect({
+        host: opts.host ?? '127.0.0.1',
+        port: opts.port,
+        ALPNProtocols: ['h2'],
+        rejectUnauthorized: false,
+      });
       const timer = setTimeout(() => {
         socket.destroy();
         reject(new Error('TLS connect timed out'));
@@ -333,7 +357,12 @@ export class RawH2 {
     while (this.buf.length >= 9) {
       const len = this.buf.readUIntBE(0, 3);
       if (this.buf.length < 9 + len) break;
-      const f: Frame = { type: this.buf[3]!, flags: this.buf[4]!, streamId: this.buf.readUInt32BE(5) & 0x7fffffff, payload: this.buf.subarray(9, 9 + len) };
+      const f: Frame = {
+        type: this.buf[3]!,
+        flags: this.buf[4]!,
+        streamId: this.buf.readUInt32BE(5) & 0x7fffffff,
+        payload: this.buf.subarray(9, 9 + len),
+      };
       this.buf = this.buf.subarray(9 + len);
       this.onFrame(f);
     }
@@ -392,7 +421,8 @@ export class RawH2 {
         s.body = Buffer.concat([s.body, f.payload]);
         if (f.flags & Flags.END_STREAM) s.ended = true;
         // Keep the windows open for large responses.
-        if (f.payload.length && this.autoAck) this.write(windowUpdate(0, f.payload.length), windowUpdate(f.streamId, f.payload.length));
+        if (f.payload.length && this.autoAck)
+          this.write(windowUpdate(0, f.payload.length), windowUpdate(f.streamId, f.payload.length));
         break;
       }
     }

@@ -54,7 +54,9 @@ export async function group(
       secret: (s) => (secrets.push(s), s),
       count: (n = 1) => void (cases += n),
     }),
-    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`group ${name} did not finish within ${ms} ms`)), ms))),
+    new Promise(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`group ${name} did not finish within ${ms} ms`)), ms)),
+    ),
   ]).finally(() => clearTimeout(timer));
   const elapsed = performance.now() - started;
   assert.ok(server.alive(), `the server died during ${name}:\n${server.log().slice(-4000)}`);
@@ -69,7 +71,14 @@ export async function group(
   const log = server.log();
   for (const s of secrets) assert.ok(!log.includes(s), `a credential of ${name} appears in the server's log`);
   const mb = (b: number) => (b / (1 << 20)).toFixed(1);
-  const figures = { group: name, cases, ms: Math.round(elapsed), baselineMB: mb(base.rss), peakMB: mb(peak), afterMB: mb(after) };
+  const figures = {
+    group: name,
+    cases,
+    ms: Math.round(elapsed),
+    baselineMB: mb(base.rss),
+    peakMB: mb(peak),
+    afterMB: mb(after),
+  };
   t.diagnostic(JSON.stringify(figures));
   if (process.env.RELIABILITY_FIGURES) appendFileSync(process.env.RELIABILITY_FIGURES, JSON.stringify(figures) + '\n');
   assert.ok(cases > 0, `${name} ran no case`);

@@ -7,7 +7,11 @@ import https from 'node:https';
 
 const timeoutMs = 5000;
 
-export function h1Get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function h1Get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, agent: false, timeout: timeoutMs },
@@ -25,7 +29,11 @@ export function h1Get(port: number, path: string, headers: Record<string, string
   });
 }
 
-export function h2Get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function h2Get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const client = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
     const timer = setTimeout(() => {
@@ -61,7 +69,8 @@ export async function probe(port: number, token?: string): Promise<void> {
   if (h2.status !== 200 || h2.body !== 'ok') throw new Error(`HTTP/2 /healthz: ${h2.status} ${h2.body}`);
   if (token) {
     const v = await h2Get(port, '/version', { authorization: `Bearer ${token}` });
-    if (v.status !== 200 || !v.body.includes('"gitVersion"')) throw new Error(`authenticated /version: ${v.status} ${v.body}`);
+    if (v.status !== 200 || !v.body.includes('"gitVersion"'))
+      throw new Error(`authenticated /version: ${v.status} ${v.body}`);
   }
 }
 

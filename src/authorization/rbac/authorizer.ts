@@ -13,7 +13,15 @@ import {
   type RulesResult,
 } from '../authorizer.ts';
 import { bootstrapPolicy } from './bootstrap.ts';
-import { Policy, type PolicyRule, type RBACObject, type Role, type RoleBinding, type RoleRef, type Subject } from './policy.ts';
+import {
+  Policy,
+  type PolicyRule,
+  type RBACObject,
+  type Role,
+  type RoleBinding,
+  type RoleRef,
+  type Subject,
+} from './policy.ts';
 
 // --- rule matching (rbacv1helpers) ---
 
@@ -56,7 +64,12 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
   if (a.isResourceRequest) {
     const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    return verbMatches(rule, a.verb) && apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && resourceNameMatches(rule, a.name);
+    return (
+      verbMatches(rule, a.verb) &&
+      apiGroupMatches(rule, a.apiGroup) &&
+      resourceMatches(rule, combined, a.subresource) &&
+      resourceNameMatches(rule, a.name)
+    );
   }
   return verbMatches(rule, a.verb) && nonResourceURLMatches(rule, a.path);
 }
@@ -160,7 +173,8 @@ function objectKey(o: RBACObject): string {
   return `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
 
-const ruleKey = (r: PolicyRule) => JSON.stringify([r.verbs, r.apiGroups ?? [], r.resources ?? [], r.resourceNames ?? [], r.nonResourceURLs ?? []]);
+const ruleKey = (r: PolicyRule) =>
+  JSON.stringify([r.verbs, r.apiGroups ?? [], r.resources ?? [], r.resourceNames ?? [], r.nonResourceURLs ?? []]);
 const subjectKey = (s: Subject) => JSON.stringify([s.kind, s.apiGroup ?? '', s.name, s.namespace ?? '']);
 
 /**
@@ -168,25 +182,40 @@ const subjectKey = (s: Subject) => JSON.stringify([s.kind, s.apiGroup ?? '', s.n
  * content and gains the missing bootstrap rules/subjects, unless it is annotated
  * `rbac.authorization.kubernetes.io/autoupdate: "false"` (then it replaces the default as is).
  */
-export function reconcileWithBootstrap(objects: readonly RBACObject[], bootstrap: readonly RBACObject[] = bootstrapPolicy()): RBACObject[] {
+export function reconcileWithBootstrap(
+  objects: readonly RBACObject[],
+  bootstrap: readonly RBACObject[] = bootstrapPolicy(),
+): RBACObject[] {
   const out = new Map<string, RBACObject>();
   for (const b of bootstrap) out.set(objectKey(b), b);
   for (const o of objects) {
     const key = objectKey(o);
     const def = out.get(key);
-    if (!def || !bootstrap.includes(def) || o.metadata.annotations?.['rbac.authorization.kubernetes.io/autoupdate'] === 'false') {
+    if (
+      !def ||
+      !bootstrap.includes(def) ||
+      o.metadata.annotations?.['rbac.authorization.kubernetes.io/autoupdate'] === 'false'
+    ) {
       out.set(key, o);
       continue;
     }
     if (o.kind === 'Role' || o.kind === 'ClusterRole') {
       const d = def as Role;
       const have = new Set(o.rules.map(ruleKey));
-      out.set(key, { ...o, rules: [...o.rules, ...d.rules.filter((r) => !have.has(ruleKey(r)))], ...(d.aggregationRule && !o.aggregationRule ? { aggregationRule: d.aggregationRule } : {}) });
+      out.set(key, {
+        ...o,
+        rules: [...o.rules, ...d.rules.filter((r) => !have.has(ruleKey(r)))],
+        ...(d.aggregationRule && !o.aggregationRule ? { aggregationRule: d.aggregationRule } : {}),
+      });
     } else {
       const d = def as RoleBinding;
       const b = o as RoleBinding;
       const have = new Set(b.subjects.map(subjectKey));
-      out.set(key, { ...b, roleRef: d.roleRef, subjects: [...b.subjects, ...d.subjects.filter((s) => !have.has(subjectKey(s)))] });
+      out.set(key, {
+        ...b,
+        roleRef: d.roleRef,
+        subjects: [...b.subjects, ...d.subjects.filter((s) => !have.has(subjectKey(s)))],
+      });
     }
   }
   return [...out.values()];
@@ -243,14 +272,22 @@ export class RBACAuthorizer implements AuthorizerWithRules {
     visitRulesFor(this.current, user, namespace, (_s, rule, err) => {
       if (rule) {
         if (rule.resources?.length) {
-          resourceRules.push({ verbs: rule.verbs, apiGroups: rule.apiGroups ?? [], resources: rule.resources, resourceNames: rule.resourceNames ?? [] });
+          resourceRules.push({
+            verbs: rule.verbs,
+            apiGroups: rule.apiGroups ?? [],
+            resources: rule.resources,
+            resourceNames: rule.resourceNames ?? [],
+          });
         }
-        if (rule.nonResourceURLs?.length) nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs });
+        if (rule.nonResourceURLs?.length)
+          nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs });
       }
       if (err) errors.push(err);
       return true;
     });
     const error = aggregateErrors(errors);
-    return error ? { resourceRules, nonResourceRules, incomplete: false, error } : { resourceRules, nonResourceRules, incomplete: false };
+    return error
+      ? { resourceRules, nonResourceRules, incomplete: false, error }
+      : { resourceRules, nonResourceRules, incomplete: false };
   }
 }

@@ -8,7 +8,12 @@ const bootstrapLabels = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const autoupdate = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
 function clusterRole(name: string, rules: Role['rules'], extra: Partial<Role> = {}): Role {
-  return { kind: 'ClusterRole', metadata: { name, labels: { ...bootstrapLabels }, annotations: { ...autoupdate } }, rules, ...extra };
+  return {
+    kind: 'ClusterRole',
+    metadata: { name, labels: { ...bootstrapLabels }, annotations: { ...autoupdate } },
+    rules,
+    ...extra,
+  };
 }
 
 function clusterRoleBinding(name: string, role: string, groups: string[]): RoleBinding {
@@ -30,34 +35,81 @@ export function bootstrapPolicy(): RBACObject[] {
     clusterRole('system:discovery', [
       {
         verbs: ['get'],
-        nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+        nonResourceURLs: [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
       },
     ]),
     clusterRole('system:basic-user', [
-      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+      {
+        verbs: ['create'],
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+      },
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
     ]),
     // Full access to the monitoring endpoints (bind a scraper's group or user to it).
     clusterRole('system:monitoring', [
-      { verbs: ['get'], nonResourceURLs: ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'] },
+      {
+        verbs: ['get'],
+        nonResourceURLs: [
+          '/metrics',
+          '/metrics/slis',
+          '/livez',
+          '/readyz',
+          '/healthz',
+          '/livez/*',
+          '/readyz/*',
+          '/healthz/*',
+        ],
+      },
     ]),
     clusterRole('system:public-info-viewer', [
       { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
     ]),
     // The user-facing aggregated roles: empty until manifests labelled aggregate-to-* add rules.
-    clusterRole('admin', [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }] } }),
+    clusterRole('admin', [], {
+      aggregationRule: {
+        clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }],
+      },
+    }),
     clusterRole('edit', [], {
-      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }] },
-      metadata: { name: 'edit', labels: { ...bootstrapLabels, 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' }, annotations: { ...autoupdate } },
+      aggregationRule: {
+        clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }],
+      },
+      metadata: {
+        name: 'edit',
+        labels: { ...bootstrapLabels, 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' },
+        annotations: { ...autoupdate },
+      },
     }),
     clusterRole('view', [], {
-      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }] },
-      metadata: { name: 'view', labels: { ...bootstrapLabels, 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' }, annotations: { ...autoupdate } },
+      aggregationRule: {
+        clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }],
+      },
+      metadata: {
+        name: 'view',
+        labels: { ...bootstrapLabels, 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' },
+        annotations: { ...autoupdate },
+      },
     }),
     clusterRoleBinding('cluster-admin', 'cluster-admin', ['system:masters']),
     clusterRoleBinding('system:discovery', 'system:discovery', ['system:authenticated']),
     clusterRoleBinding('system:basic-user', 'system:basic-user', ['system:authenticated']),
-    clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', [
+      'system:authenticated',
+      'system:unauthenticated',
+    ]),
     clusterRoleBinding('system:monitoring', 'system:monitoring', ['system:monitoring']),
   ];
 }

@@ -14,7 +14,13 @@ export async function listManifestFiles(fs: FileSystem, paths: readonly string[]
   const out: string[] = [];
   for (const path of paths) {
     const entries = fs.readDir ? await fs.readDir(path).catch(() => undefined) : undefined;
-    if (entries) out.push(...entries.filter((n) => manifestExt.test(n)).sort().map((n) => `${path.replace(/\/+$/, '')}/${n}`));
+    if (entries)
+      out.push(
+        ...entries
+          .filter((n) => manifestExt.test(n))
+          .sort()
+          .map((n) => `${path.replace(/\/+$/, '')}/${n}`),
+      );
     else out.push(path);
   }
   return out;
@@ -25,14 +31,19 @@ interface ManifestText {
   text: string;
 }
 
-async function readManifestTexts(fs: FileSystem, paths: readonly string[]): Promise<{ texts: ManifestText[]; problems: string[] }> {
+async function readManifestTexts(
+  fs: FileSystem,
+  paths: readonly string[],
+): Promise<{ texts: ManifestText[]; problems: string[] }> {
   const texts: ManifestText[] = [];
   const problems: string[] = [];
   for (const file of await listManifestFiles(fs, paths)) {
     try {
       texts.push({ file, text: new TextDecoder('utf-8', { fatal: true }).decode(await fs.readFile(file)) });
     } catch (err) {
-      problems.push(err instanceof TypeError ? `${file}: not valid UTF-8` : err instanceof Error ? err.message : String(err));
+      problems.push(
+        err instanceof TypeError ? `${file}: not valid UTF-8` : err instanceof Error ? err.message : String(err),
+      );
     }
   }
   return { texts, problems };
@@ -124,10 +135,13 @@ export class ManifestLoader {
     if (fs.watch) {
       // The given paths at once; the files inside folders as soon as they are listed.
       for (const p of this.o.paths) this.stops.push(fs.watch(p, schedule));
-      void listManifestFiles(fs, this.o.paths).then((files) => {
-        if (this.stopped) return;
-        for (const f of files) if (!this.o.paths.includes(f)) this.stops.push(fs.watch!(f, schedule));
-      }, () => {});
+      void listManifestFiles(fs, this.o.paths).then(
+        (files) => {
+          if (this.stopped) return;
+          for (const f of files) if (!this.o.paths.includes(f)) this.stops.push(fs.watch!(f, schedule));
+        },
+        () => {},
+      );
     }
     const pollMs = this.o.pollMs ?? 10_000;
     if (pollMs > 0) {

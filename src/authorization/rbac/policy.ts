@@ -100,7 +100,8 @@ export class Policy {
         }
       }
     }
-    const byName = (a: RoleBinding, b: RoleBinding) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
+    const byName = (a: RoleBinding, b: RoleBinding) =>
+      a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
     p.clusterRoleBindings = [...crbs.values()].sort(byName);
     for (const [ns, m] of rbs) p.roleBindings.set(ns, [...m.values()].sort(byName));
     aggregateClusterRoles(p.clusterRoles);
@@ -143,7 +144,13 @@ export function labelSelectorMatches(sel: LabelSelector, labels: Record<string, 
 }
 
 function ruleKey(r: PolicyRule): string {
-  return JSON.stringify([r.verbs, r.apiGroups ?? [], r.resources ?? [], r.resourceNames ?? [], r.nonResourceURLs ?? []]);
+  return JSON.stringify([
+    r.verbs,
+    r.apiGroups ?? [],
+    r.resources ?? [],
+    r.resourceNames ?? [],
+    r.nonResourceURLs ?? [],
+  ]);
 }
 
 /**
@@ -240,7 +247,8 @@ const subjectFields = new Set(['kind', 'apiGroup', 'name', 'namespace']);
 
 function unknownFields(o: Record<string, unknown>, allowed: Set<string>, path: Path, errs: FieldError[]): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.has(k)) errs.push({ path: [...path, k], message: `unknown field ${JSON.stringify(fieldPath([...path, k]))}` });
+    if (!allowed.has(k))
+      errs.push({ path: [...path, k], message: `unknown field ${JSON.stringify(fieldPath([...path, k]))}` });
   }
 }
 
@@ -268,17 +276,35 @@ function validateRules(raw: unknown, namespaced: boolean, errs: FieldError[]): P
     if (resourceNames) rule.resourceNames = resourceNames;
     if (nonResourceURLs) rule.nonResourceURLs = nonResourceURLs;
     // ValidatePolicyRule, with upstream's wording.
-    if (rule.verbs.length === 0) errs.push({ path: [...p, 'verbs'], message: `${fieldPath([...p, 'verbs'])}: Required value: verbs must contain at least one value` });
+    if (rule.verbs.length === 0)
+      errs.push({
+        path: [...p, 'verbs'],
+        message: `${fieldPath([...p, 'verbs'])}: Required value: verbs must contain at least one value`,
+      });
     if (nonResourceURLs?.length) {
       if (namespaced) {
-        errs.push({ path: [...p, 'nonResourceURLs'], message: `${fieldPath([...p, 'nonResourceURLs'])}: Invalid value: ${JSON.stringify(nonResourceURLs)}: namespaced rules cannot apply to non-resource URLs` });
+        errs.push({
+          path: [...p, 'nonResourceURLs'],
+          message: `${fieldPath([...p, 'nonResourceURLs'])}: Invalid value: ${JSON.stringify(nonResourceURLs)}: namespaced rules cannot apply to non-resource URLs`,
+        });
       }
       if (apiGroups?.length || resources?.length) {
-        errs.push({ path: [...p, 'nonResourceURLs'], message: `${fieldPath([...p, 'nonResourceURLs'])}: Invalid value: ${JSON.stringify(nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs` });
+        errs.push({
+          path: [...p, 'nonResourceURLs'],
+          message: `${fieldPath([...p, 'nonResourceURLs'])}: Invalid value: ${JSON.stringify(nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`,
+        });
       }
     } else {
-      if (!apiGroups?.length) errs.push({ path: [...p, 'apiGroups'], message: `${fieldPath([...p, 'apiGroups'])}: Required value: resource rules must supply at least one api group` });
-      if (!resources?.length) errs.push({ path: [...p, 'resources'], message: `${fieldPath([...p, 'resources'])}: Required value: resource rules must supply at least one resource` });
+      if (!apiGroups?.length)
+        errs.push({
+          path: [...p, 'apiGroups'],
+          message: `${fieldPath([...p, 'apiGroups'])}: Required value: resource rules must supply at least one api group`,
+        });
+      if (!resources?.length)
+        errs.push({
+          path: [...p, 'resources'],
+          message: `${fieldPath([...p, 'resources'])}: Required value: resource rules must supply at least one resource`,
+        });
     }
     rules.push(rule);
   });
@@ -306,12 +332,27 @@ function validateSelectors(raw: unknown, errs: FieldError[]): LabelSelector[] {
         const ep: Path = [...p, 'matchExpressions', j];
         const op = isObj(e) ? e.operator : undefined;
         if (op !== 'In' && op !== 'NotIn' && op !== 'Exists' && op !== 'DoesNotExist') {
-          errs.push({ path: [...ep, 'operator'], message: `${fieldPath([...ep, 'operator'])}: Invalid value: ${JSON.stringify(op ?? '')}: not a valid selector operator` });
+          errs.push({
+            path: [...ep, 'operator'],
+            message: `${fieldPath([...ep, 'operator'])}: Invalid value: ${JSON.stringify(op ?? '')}: not a valid selector operator`,
+          });
         }
         const values = isObj(e) ? stringList(e.values, [...ep, 'values'], errs) : undefined;
-        if ((op === 'In' || op === 'NotIn') && !values?.length) errs.push({ path: [...ep, 'values'], message: `${fieldPath([...ep, 'values'])}: Required value: must be specified when \`operator\` is 'In' or 'NotIn'` });
-        if ((op === 'Exists' || op === 'DoesNotExist') && values?.length) errs.push({ path: [...ep, 'values'], message: `${fieldPath([...ep, 'values'])}: Forbidden: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'` });
-        return { key: isObj(e) ? str(e.key) : '', operator: op as LabelSelectorRequirement['operator'], ...(values ? { values } : {}) };
+        if ((op === 'In' || op === 'NotIn') && !values?.length)
+          errs.push({
+            path: [...ep, 'values'],
+            message: `${fieldPath([...ep, 'values'])}: Required value: must be specified when \`operator\` is 'In' or 'NotIn'`,
+          });
+        if ((op === 'Exists' || op === 'DoesNotExist') && values?.length)
+          errs.push({
+            path: [...ep, 'values'],
+            message: `${fieldPath([...ep, 'values'])}: Forbidden: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'`,
+          });
+        return {
+          key: isObj(e) ? str(e.key) : '',
+          operator: op as LabelSelectorRequirement['operator'],
+          ...(values ? { values } : {}),
+        };
       });
     }
     return sel;
@@ -338,15 +379,27 @@ function validateSubjects(raw: unknown, clusterScoped: boolean, errs: FieldError
     if (!subject.name) errs.push({ path: [...p, 'name'], message: `${fieldPath([...p, 'name'])}: Required value` });
     switch (subject.kind) {
       case 'ServiceAccount':
-        if (subject.apiGroup) errs.push({ path: [...p, 'apiGroup'], message: `${fieldPath([...p, 'apiGroup'])}: Unsupported value: ${JSON.stringify(subject.apiGroup)}: supported values: ""` });
-        if (clusterScoped && !subject.namespace) errs.push({ path: [...p, 'namespace'], message: `${fieldPath([...p, 'namespace'])}: Required value` });
+        if (subject.apiGroup)
+          errs.push({
+            path: [...p, 'apiGroup'],
+            message: `${fieldPath([...p, 'apiGroup'])}: Unsupported value: ${JSON.stringify(subject.apiGroup)}: supported values: ""`,
+          });
+        if (clusterScoped && !subject.namespace)
+          errs.push({ path: [...p, 'namespace'], message: `${fieldPath([...p, 'namespace'])}: Required value` });
         break;
       case 'User':
       case 'Group':
-        if (subject.apiGroup !== rbacGroup) errs.push({ path: [...p, 'apiGroup'], message: `${fieldPath([...p, 'apiGroup'])}: Unsupported value: ${JSON.stringify(subject.apiGroup ?? '')}: supported values: "${rbacGroup}"` });
+        if (subject.apiGroup !== rbacGroup)
+          errs.push({
+            path: [...p, 'apiGroup'],
+            message: `${fieldPath([...p, 'apiGroup'])}: Unsupported value: ${JSON.stringify(subject.apiGroup ?? '')}: supported values: "${rbacGroup}"`,
+          });
         break;
       default:
-        errs.push({ path: [...p, 'kind'], message: `${fieldPath([...p, 'kind'])}: Unsupported value: ${JSON.stringify(subject.kind)}: supported values: "ServiceAccount", "User", "Group"` });
+        errs.push({
+          path: [...p, 'kind'],
+          message: `${fieldPath([...p, 'kind'])}: Unsupported value: ${JSON.stringify(subject.kind)}: supported values: "ServiceAccount", "User", "Group"`,
+        });
     }
     return subject;
   });
@@ -356,19 +409,27 @@ function validateSubjects(raw: unknown, clusterScoped: boolean, errs: FieldError
 function toRBACObject(o: Record<string, unknown>, errs: FieldError[]): RBACObject | undefined {
   const kind = str(o.kind);
   if (!(kind in objectFields)) {
-    errs.push({ path: ['kind'], message: `kind: Unsupported value: ${JSON.stringify(kind)}: supported values: "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding", "List"` });
+    errs.push({
+      path: ['kind'],
+      message: `kind: Unsupported value: ${JSON.stringify(kind)}: supported values: "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding", "List"`,
+    });
     return undefined;
   }
   if (o.apiVersion !== rbacAPIVersion) {
-    errs.push({ path: ['apiVersion'], message: `apiVersion: Unsupported value: ${JSON.stringify(str(o.apiVersion))}: supported values: "${rbacAPIVersion}"` });
+    errs.push({
+      path: ['apiVersion'],
+      message: `apiVersion: Unsupported value: ${JSON.stringify(str(o.apiVersion))}: supported values: "${rbacAPIVersion}"`,
+    });
   }
   unknownFields(o, objectFields[kind]!, [], errs);
   const md = isObj(o.metadata) ? o.metadata : {};
   const metadata: ObjectMeta = { name: str(md.name) };
-  if (!metadata.name) errs.push({ path: ['metadata'], message: 'metadata.name: Required value: name or generateName is required' });
+  if (!metadata.name)
+    errs.push({ path: ['metadata'], message: 'metadata.name: Required value: name or generateName is required' });
   const namespaced = kind === 'Role' || kind === 'RoleBinding';
   if (namespaced) metadata.namespace = str(md.namespace) || 'default';
-  else if (str(md.namespace)) errs.push({ path: ['metadata', 'namespace'], message: 'metadata.namespace: Forbidden: not allowed on this type' });
+  else if (str(md.namespace))
+    errs.push({ path: ['metadata', 'namespace'], message: 'metadata.namespace: Forbidden: not allowed on this type' });
   const labels = stringMap(md.labels, ['metadata', 'labels'], errs);
   if (labels) metadata.labels = labels;
   const annotations = stringMap(md.annotations, ['metadata', 'annotations'], errs);
@@ -385,12 +446,25 @@ function toRBACObject(o: Record<string, unknown>, errs: FieldError[]): RBACObjec
   const roleRef: RoleRef = { apiGroup: str(rr?.apiGroup), kind: str(rr?.kind), name: str(rr?.name) };
   if (!rr) errs.push({ path: ['roleRef'], message: 'roleRef: Required value' });
   else {
-    if (roleRef.apiGroup !== rbacGroup) errs.push({ path: ['roleRef', 'apiGroup'], message: `roleRef.apiGroup: Unsupported value: ${JSON.stringify(roleRef.apiGroup)}: supported values: "${rbacGroup}"` });
+    if (roleRef.apiGroup !== rbacGroup)
+      errs.push({
+        path: ['roleRef', 'apiGroup'],
+        message: `roleRef.apiGroup: Unsupported value: ${JSON.stringify(roleRef.apiGroup)}: supported values: "${rbacGroup}"`,
+      });
     const kinds = kind === 'ClusterRoleBinding' ? ['ClusterRole'] : ['Role', 'ClusterRole'];
-    if (!kinds.includes(roleRef.kind)) errs.push({ path: ['roleRef', 'kind'], message: `roleRef.kind: Unsupported value: ${JSON.stringify(roleRef.kind)}: supported values: ${kinds.map((k) => JSON.stringify(k)).join(', ')}` });
+    if (!kinds.includes(roleRef.kind))
+      errs.push({
+        path: ['roleRef', 'kind'],
+        message: `roleRef.kind: Unsupported value: ${JSON.stringify(roleRef.kind)}: supported values: ${kinds.map((k) => JSON.stringify(k)).join(', ')}`,
+      });
     if (!roleRef.name) errs.push({ path: ['roleRef', 'name'], message: 'roleRef.name: Required value' });
   }
-  return { kind: kind as RoleBinding['kind'], metadata, subjects: validateSubjects(o.subjects, kind === 'ClusterRoleBinding', errs), roleRef };
+  return {
+    kind: kind as RoleBinding['kind'],
+    metadata,
+    subjects: validateSubjects(o.subjects, kind === 'ClusterRoleBinding', errs),
+    roleRef,
+  };
 }
 
 /**
@@ -424,7 +498,10 @@ export function parseManifests(text: string, file: string): RBACObject[] {
       continue;
     }
     const items: [Record<string, unknown>, Path][] = [];
-    if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
+    if (
+      value.kind === 'List' ||
+      (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))
+    ) {
       if (!Array.isArray(value.items)) problems.push(`${file}:${lineOf(doc, ['items'])}: items: Required value`);
       else value.items.forEach((it, i) => items.push([isObj(it) ? it : {}, ['items', i]]));
     } else items.push([value, []]);

@@ -16,11 +16,17 @@ const strs = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [])
 const repeated = (n: number, v: unknown): EncField[] => strs(v).map((s) => [n, s] as EncField);
 
 function serverAddress(a: J): EncField[] {
-  return [[1, str(a.clientCIDR)], [2, str(a.serverAddress)]];
+  return [
+    [1, str(a.clientCIDR)],
+    [2, str(a.serverAddress)],
+  ];
 }
 
 function groupVersionForDiscovery(v: J | undefined): EncField[] {
-  return [[1, str(v?.groupVersion)], [2, str(v?.version)]];
+  return [
+    [1, str(v?.groupVersion)],
+    [2, str(v?.version)],
+  ];
 }
 
 function apiGroup(g: J): EncField[] {
@@ -33,7 +39,11 @@ function apiGroup(g: J): EncField[] {
 }
 
 function apiResource(r: J): EncField[] {
-  const f: EncField[] = [[1, str(r.name)], [2, r.namespaced === true], [3, str(r.kind)]];
+  const f: EncField[] = [
+    [1, str(r.name)],
+    [2, r.namespaced === true],
+    [3, str(r.kind)],
+  ];
   if (Array.isArray(r.verbs)) f.push([4, repeated(1, r.verbs)]);
   f.push(...repeated(5, r.shortNames), [6, str(r.singularName)], ...repeated(7, r.categories));
   f.push([8, str(r.group)], [9, str(r.version)], [10, str(r.storageVersionHash)]);
@@ -41,13 +51,23 @@ function apiResource(r: J): EncField[] {
 }
 
 function gvk(k: J): EncField[] {
-  return [[1, str(k.group)], [2, str(k.version)], [3, str(k.kind)]];
+  return [
+    [1, str(k.group)],
+    [2, str(k.version)],
+    [3, str(k.kind)],
+  ];
 }
 
 function resourceDiscovery(r: J): EncField[] {
   const f: EncField[] = [[1, str(r.resource)]];
   if (r.responseKind) f.push([2, gvk(r.responseKind as J)]);
-  f.push([3, str(r.scope)], [4, str(r.singularResource)], ...repeated(5, r.verbs), ...repeated(6, r.shortNames), ...repeated(7, r.categories));
+  f.push(
+    [3, str(r.scope)],
+    [4, str(r.singularResource)],
+    ...repeated(5, r.verbs),
+    ...repeated(6, r.shortNames),
+    ...repeated(7, r.categories),
+  );
   for (const s of arr(r.subresources)) {
     const sf: EncField[] = [[1, str(s.subresource)]];
     if (s.responseKind) sf.push([2, gvk(s.responseKind as J)]);
@@ -59,13 +79,25 @@ function resourceDiscovery(r: J): EncField[] {
 
 /** ObjectMeta with only a name, as gogo writes it (every non-pointer field, an empty Time). */
 function objectMeta(name: string): EncField[] {
-  return [[1, name], [2, ''], [3, ''], [4, ''], [5, ''], [6, ''], [7, 0], [8, []]];
+  return [
+    [1, name],
+    [2, ''],
+    [3, ''],
+    [4, ''],
+    [5, ''],
+    [6, ''],
+    [7, 0],
+    [8, []],
+  ];
 }
 
 function raw(obj: J): EncField[] {
   switch (obj.kind) {
     case 'APIVersions':
-      return [...repeated(1, obj.versions), ...arr(obj.serverAddressByClientCIDRs).map((a) => [2, serverAddress(a)] as EncField)];
+      return [
+        ...repeated(1, obj.versions),
+        ...arr(obj.serverAddressByClientCIDRs).map((a) => [2, serverAddress(a)] as EncField),
+      ];
     case 'APIGroupList':
       return arr(obj.groups).map((g) => [1, apiGroup(g)] as EncField);
     case 'APIGroup':
@@ -74,7 +106,14 @@ function raw(obj: J): EncField[] {
       return [[1, str(obj.groupVersion)], ...arr(obj.resources).map((r) => [2, apiResource(r)] as EncField)];
     case 'APIGroupDiscoveryList':
       return [
-        [1, [[1, ''], [2, ''], [3, '']]],
+        [
+          1,
+          [
+            [1, ''],
+            [2, ''],
+            [3, ''],
+          ],
+        ],
         ...arr(obj.items).map(
           (g) =>
             [
@@ -82,7 +121,15 @@ function raw(obj: J): EncField[] {
               [
                 [1, objectMeta(str((g.metadata as J | undefined)?.name))],
                 ...arr(g.versions).map(
-                  (v) => [2, [[1, str(v.version)], ...arr(v.resources).map((r) => [2, resourceDiscovery(r)] as EncField), [3, str(v.freshness)]]] as EncField,
+                  (v) =>
+                    [
+                      2,
+                      [
+                        [1, str(v.version)],
+                        ...arr(v.resources).map((r) => [2, resourceDiscovery(r)] as EncField),
+                        [3, str(v.freshness)],
+                      ],
+                    ] as EncField,
                 ),
               ],
             ] as EncField,

@@ -86,7 +86,12 @@ export function negotiateAggregated(accept: string | null): MediaTypeOptions | u
 }
 
 function isAggregatedDiscoveryGVK(gvk: GroupVersionKind | undefined): boolean {
-  return gvk !== undefined && gvk.group === aggregatedDiscoveryGroup && gvk.kind === aggregatedListKind && (gvk.version === 'v2' || gvk.version === 'v2beta1');
+  return (
+    gvk !== undefined &&
+    gvk.group === aggregatedDiscoveryGroup &&
+    gvk.kind === aggregatedListKind &&
+    (gvk.version === 'v2' || gvk.version === 'v2beta1')
+  );
 }
 
 /** DiscoveryEndpointRestrictions: only the aggregated discovery conversion. */
@@ -114,26 +119,43 @@ function apiResourceList(group: string, gv: APIGroupVersion): Record<string, unk
   for (const r of [...gv.resources].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     resources.push(apiResourceJSON(r));
     for (const sub of r.subresources ?? []) {
-      resources.push({ name: `${r.name}/${sub.name}`, singularName: '', namespaced: r.namespaced, kind: sub.kind, verbs: sub.verbs });
+      resources.push({
+        name: `${r.name}/${sub.name}`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: sub.kind,
+        verbs: sub.verbs,
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionString(group, gv.version), resources };
 }
 
 function apiResourceJSON(r: APIResource): Record<string, unknown> {
-  const o: Record<string, unknown> = { name: r.name, singularName: r.singularName, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+  const o: Record<string, unknown> = {
+    name: r.name,
+    singularName: r.singularName,
+    namespaced: r.namespaced,
+    kind: r.kind,
+    verbs: r.verbs,
+  };
   if (r.shortNames?.length) o.shortNames = r.shortNames;
   if (r.categories?.length) o.categories = r.categories;
   return o;
 }
 
-function groupVersions(g: APIGroupInfo): { versions: { groupVersion: string; version: string }[]; preferredVersion: { groupVersion: string; version: string } } {
+function groupVersions(g: APIGroupInfo): {
+  versions: { groupVersion: string; version: string }[];
+  preferredVersion: { groupVersion: string; version: string };
+} {
   const versions = g.versions.map((v) => ({ groupVersion: groupVersionString(g.name, v.version), version: v.version }));
   return { versions, preferredVersion: versions[0]! };
 }
 
 function aggregatedGroup(g: APIGroupInfo): Record<string, unknown> {
-  const metadata: Record<string, unknown> = g.name ? { name: g.name, creationTimestamp: null } : { creationTimestamp: null };
+  const metadata: Record<string, unknown> = g.name
+    ? { name: g.name, creationTimestamp: null }
+    : { creationTimestamp: null };
   return {
     metadata,
     versions: g.versions.map((v) => ({
@@ -166,7 +188,10 @@ function aggregatedGroup(g: APIGroupInfo): Record<string, unknown> {
 
 async function sha512Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-512', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('').toUpperCase();
+  return [...new Uint8Array(digest)]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase();
 }
 
 /** A discovery document in the negotiated media type (WriteObjectNegotiated, protobuf included). */
@@ -175,13 +200,22 @@ function writeDiscovery(ctx: RequestContext, obj: Record<string, unknown>): Resp
 }
 
 /** The aggregated document for `/api` (core) or `/apis` (groups), with its ETag, cached. */
-function aggregatedDocument(server: DiscoveryTarget, which: 'api' | 'apis', version: 'v2' | 'v2beta1'): Promise<{ body: string; etag: string }> {
+function aggregatedDocument(
+  server: DiscoveryTarget,
+  which: 'api' | 'apis',
+  version: 'v2' | 'v2beta1',
+): Promise<{ body: string; etag: string }> {
   const s = stateOf(server);
   const key = `${which}/${version}`;
   let doc = s.cache.get(key);
   if (!doc) {
     const groups = which === 'api' ? (s.core ? [s.core] : []) : s.groups;
-    const obj = { kind: aggregatedListKind, apiVersion: `${aggregatedDiscoveryGroup}/${version}`, metadata: {}, items: groups.map(aggregatedGroup) };
+    const obj = {
+      kind: aggregatedListKind,
+      apiVersion: `${aggregatedDiscoveryGroup}/${version}`,
+      metadata: {},
+      items: groups.map(aggregatedGroup),
+    };
     const body = goJSON(obj);
     doc = sha512Hex(body).then((hash) => ({ body, etag: `"${hash}"` }));
     s.cache.set(key, doc);
@@ -189,7 +223,12 @@ function aggregatedDocument(server: DiscoveryTarget, which: 'api' | 'apis', vers
   return doc;
 }
 
-async function serveAggregated(ctx: RequestContext, server: DiscoveryTarget, which: 'api' | 'apis', mt: MediaTypeOptions): Promise<Response> {
+async function serveAggregated(
+  ctx: RequestContext,
+  server: DiscoveryTarget,
+  which: 'api' | 'apis',
+  mt: MediaTypeOptions,
+): Promise<Response> {
   const version = mt.convert!.version as 'v2' | 'v2beta1';
   const doc = await aggregatedDocument(server, which, version);
   const headers = new Headers({
@@ -219,7 +258,11 @@ export function installDiscovery(server: DiscoveryTarget): void {
     const agg = negotiateAggregated(ctx.request.headers.get('accept'));
     if (agg) return serveAggregated(ctx, server, 'apis', agg);
     const addresses = serverAddresses(server);
-    const groups = stateOf(server).groups.map((g) => ({ name: g.name, ...groupVersions(g), serverAddressByClientCIDRs: addresses }));
+    const groups = stateOf(server).groups.map((g) => ({
+      name: g.name,
+      ...groupVersions(g),
+      serverAddressByClientCIDRs: addresses,
+    }));
     return writeDiscovery(ctx, { kind: 'APIGroupList', groups });
   });
   server.handler.registerWebService('/apis', routes);
@@ -242,17 +285,25 @@ export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, ro
       const ctx = c.env.ctx;
       const agg = negotiateAggregated(ctx.request.headers.get('accept'));
       if (agg) return serveAggregated(ctx, server, 'api', agg);
-      return writeDiscovery(ctx, { kind: 'APIVersions', versions: group.versions.map((v) => v.version), serverAddressByClientCIDRs: serverAddresses(server) });
+      return writeDiscovery(ctx, {
+        kind: 'APIVersions',
+        versions: group.versions.map((v) => v.version),
+        serverAddressByClientCIDRs: serverAddresses(server),
+      });
     });
-    for (const v of group.versions) r.get(`/api/${v.version}`, (c) => writeDiscovery(c.env.ctx, apiResourceList('', v)));
+    for (const v of group.versions)
+      r.get(`/api/${v.version}`, (c) => writeDiscovery(c.env.ctx, apiResourceList('', v)));
     // A go-restful web service: Accept is checked against its Produces before the handler.
     h.registerWebService('/api', r, kubeProduces);
   } else {
-    if (s.groups.some((g) => g.name === group.name)) throw new Error(`API group ${JSON.stringify(group.name)} is already installed`);
+    if (s.groups.some((g) => g.name === group.name))
+      throw new Error(`API group ${JSON.stringify(group.name)} is already installed`);
     s.groups.push(group);
     installDiscovery(server);
     const root = `/apis/${group.name}`;
-    r.get(root, (c) => writeDiscovery(c.env.ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) }));
+    r.get(root, (c) =>
+      writeDiscovery(c.env.ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) }),
+    );
     // `/apis/<group>` is the aggregator's handler in kube-apiserver (negotiation in the handler);
     // `/apis/<group>/<version>` is a go-restful web service (Accept checked against Produces).
     h.registerWebService(root);

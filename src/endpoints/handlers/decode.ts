@@ -29,9 +29,21 @@ export const acceptedMediaTypes = ['application/json', 'application/yaml', 'appl
 
 /** metav1.ObjectMeta's JSON keys. */
 export const objectMetaFields: KnownFields = {
-  name: true, generateName: true, namespace: true, selfLink: true, uid: true, resourceVersion: true, generation: true,
-  creationTimestamp: true, deletionTimestamp: true, deletionGracePeriodSeconds: true, labels: true, annotations: true,
-  ownerReferences: true, finalizers: true, managedFields: true,
+  name: true,
+  generateName: true,
+  namespace: true,
+  selfLink: true,
+  uid: true,
+  resourceVersion: true,
+  generation: true,
+  creationTimestamp: true,
+  deletionTimestamp: true,
+  deletionGracePeriodSeconds: true,
+  labels: true,
+  annotations: true,
+  ownerReferences: true,
+  finalizers: true,
+  managedFields: true,
 };
 
 function unsupportedMediaType(): Status {
@@ -58,9 +70,12 @@ function goJSONError(text: string, err: unknown): string {
   if (t.trim() === '') return 'unexpected end of JSON input';
   const m = /position (\d+)/.exec(err instanceof Error ? err.message : '');
   const pos = m ? Number(m[1]) : -1;
-  if (pos >= t.length || /Unexpected end|Unterminated/.test(err instanceof Error ? err.message : '')) return 'unexpected end of JSON input';
+  if (pos >= t.length || /Unexpected end|Unterminated/.test(err instanceof Error ? err.message : ''))
+    return 'unexpected end of JSON input';
   const c = pos >= 0 ? t[pos]! : t.trimStart()[0]!;
-  return pos <= 0 || t.slice(0, pos).trim() === '' ? `invalid character '${c}' looking for beginning of value` : `invalid character '${c}' after object key:value pair`;
+  return pos <= 0 || t.slice(0, pos).trim() === ''
+    ? `invalid character '${c}' looking for beginning of value`
+    : `invalid character '${c}' after object key:value pair`;
 }
 
 /** Unknown keys of `obj` against `known`, as `a.b[0].c` paths (sorted like upstream's strict decoder). */
@@ -83,7 +98,12 @@ function unknownFields(obj: unknown, known: KnownFields, prefix: string, out: st
 }
 
 export async function readBody(ctx: RequestContext, limit: number): Promise<Uint8Array> {
-  const tooLarge = (): Status => ({ status: 'Failure', message: `Request entity too large: limit is ${limit}`, reason: 'RequestEntityTooLarge', code: 413 });
+  const tooLarge = (): Status => ({
+    status: 'Failure',
+    message: `Request entity too large: limit is ${limit}`,
+    reason: 'RequestEntityTooLarge',
+    code: 413,
+  });
   const declared = Number(ctx.request.headers.get('content-length') ?? '');
   if (limit > 0 && Number.isFinite(declared) && declared > limit) throw new StatusError(tooLarge());
   if (!ctx.request.body) return new Uint8Array();
@@ -115,16 +135,25 @@ function fieldValidation(ctx: RequestContext): FieldValidation {
   const v = ctx.url.searchParams.get('fieldValidation') ?? '';
   if (v === '') return 'Warn';
   if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw new StatusError(newBadRequest(`fieldValidation: Invalid value: ${JSON.stringify(v)}: fieldValidation must be one of "Ignore", "Strict", or "Warn"`));
+  throw new StatusError(
+    newBadRequest(
+      `fieldValidation: Invalid value: ${JSON.stringify(v)}: fieldValidation must be one of "Ignore", "Strict", or "Warn"`,
+    ),
+  );
 }
 
 /**
  * Reads and decodes a create body into `kind`. Throws StatusError with upstream's status for
  * every failure. The result is the JSON-shaped object with `kind` and `apiVersion` set.
  */
-export async function decodeCreateBody(ctx: RequestContext, k: KindInfo, maxBytes: number): Promise<Record<string, unknown>> {
+export async function decodeCreateBody(
+  ctx: RequestContext,
+  k: KindInfo,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
   const validation = fieldValidation(ctx);
-  const contentType = (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() || 'application/json';
+  const contentType =
+    (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() || 'application/json';
   const isJSON = contentType === 'application/json' || contentType === '*/*';
   const isYAML = contentType === 'application/yaml';
   const isProto = contentType === 'application/vnd.kubernetes.protobuf';
@@ -132,9 +161,13 @@ export async function decodeCreateBody(ctx: RequestContext, k: KindInfo, maxByte
   const body = await readBody(ctx, maxBytes);
   const apiVersion = k.group ? `${k.group}/${k.version}` : k.version;
   const unrecognized = (err: string) =>
-    new StatusError(newBadRequest(`the object provided is unrecognized (must be of type ${k.kind}): ${err} (${summarizeData(body)})`));
+    new StatusError(
+      newBadRequest(`the object provided is unrecognized (must be of type ${k.kind}): ${err} (${summarizeData(body)})`),
+    );
   const cannotHandle = (kind: string, version: string, err: string) =>
-    new StatusError(newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${k.kind}: ${err}`));
+    new StatusError(
+      newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${k.kind}: ${err}`),
+    );
 
   let obj: Record<string, unknown>;
   if (isProto) {
@@ -147,9 +180,14 @@ export async function decodeCreateBody(ctx: RequestContext, k: KindInfo, maxByte
     const gv = env.apiVersion || apiVersion;
     const kind = env.kind || k.kind;
     if (kind !== k.kind || gv !== apiVersion) {
-      throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`);
+      throw cannotHandle(
+        kind,
+        gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv,
+        `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`,
+      );
     }
-    if (env.contentEncoding) throw cannotHandle(kind, k.version, `unsupported content encoding ${JSON.stringify(env.contentEncoding)}`);
+    if (env.contentEncoding)
+      throw cannotHandle(kind, k.version, `unsupported content encoding ${JSON.stringify(env.contentEncoding)}`);
     try {
       obj = decodeMessage(env.raw, k.schema);
     } catch (err) {
@@ -162,17 +200,25 @@ export async function decodeCreateBody(ctx: RequestContext, k: KindInfo, maxByte
     try {
       parsed = isYAML ? parseYAML(text, { uniqueKeys: false }) : JSON.parse(text);
     } catch (err) {
-      const msg = isYAML ? `error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` : `couldn't get version/kind; json parse error: ${goJSONError(text, err)}`;
+      const msg = isYAML
+        ? `error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`
+        : `couldn't get version/kind; json parse error: ${goJSONError(text, err)}`;
       throw unrecognized(msg);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw unrecognized(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+      throw unrecognized(
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+      );
     }
     obj = parsed as Record<string, unknown>;
     const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : k.kind;
     const gv = typeof obj.apiVersion === 'string' && obj.apiVersion ? obj.apiVersion : apiVersion;
     if (kind !== k.kind || gv !== apiVersion) {
-      throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`);
+      throw cannotHandle(
+        kind,
+        gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv,
+        `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`,
+      );
     }
     const typeErr = checkTypes(obj, k.fields);
     if (typeErr) throw cannotHandle(kind, k.version, typeErr);
@@ -203,7 +249,13 @@ function stripUnknown(obj: Record<string, unknown>, known: KnownFields): string[
     if (spec === undefined) {
       delete obj[key];
       dropped.push(key);
-    } else if (spec !== true && !Array.isArray(spec) && typeof obj[key] === 'object' && obj[key] !== null && !Array.isArray(obj[key])) {
+    } else if (
+      spec !== true &&
+      !Array.isArray(spec) &&
+      typeof obj[key] === 'object' &&
+      obj[key] !== null &&
+      !Array.isArray(obj[key])
+    ) {
       dropped.push(...stripUnknown(obj[key] as Record<string, unknown>, spec));
     }
   }
@@ -224,7 +276,8 @@ function checkTypes(obj: Record<string, unknown>, known: KnownFields, prefix = '
       if (!Array.isArray(v)) return `json: cannot unmarshal ${jsType(v)} into Go struct field ${path} of type []`;
       continue;
     }
-    if (typeof v !== 'object' || Array.isArray(v)) return `json: cannot unmarshal ${jsType(v)} into Go struct field ${path} of type struct`;
+    if (typeof v !== 'object' || Array.isArray(v))
+      return `json: cannot unmarshal ${jsType(v)} into Go struct field ${path} of type struct`;
     const inner = checkTypes(v as Record<string, unknown>, spec, path);
     if (inner) return inner;
   }
@@ -240,12 +293,22 @@ function jsType(v: unknown): string {
 }
 
 /** A typed string-field check: `json: cannot unmarshal number into Go struct field X of type string`. */
-export function expectStrings(obj: Record<string, unknown> | undefined, fields: string[], path: string, kind: string, version: string): void {
+export function expectStrings(
+  obj: Record<string, unknown> | undefined,
+  fields: string[],
+  path: string,
+  kind: string,
+  version: string,
+): void {
   if (!obj) return;
   for (const f of fields) {
     const v = obj[f];
     if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw new StatusError(newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: json: cannot unmarshal ${jsType(v)} into Go struct field ${path}.${f} of type string`));
+      throw new StatusError(
+        newBadRequest(
+          `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: json: cannot unmarshal ${jsType(v)} into Go struct field ${path}.${f} of type string`,
+        ),
+      );
     }
   }
 }

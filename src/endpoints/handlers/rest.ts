@@ -5,7 +5,12 @@
 
 import { stringify as toYAML } from 'yaml';
 import { decodeCreateBody, readBody, type KindInfo } from './decode.ts';
-import { SelectionPredicate, type ListOptions, type StorageObject, type WatchInterface } from '../../storage/interfaces.ts';
+import {
+  SelectionPredicate,
+  type ListOptions,
+  type StorageObject,
+  type WatchInterface,
+} from '../../storage/interfaces.ts';
 import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selection/fields.ts';
 import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';
 import { applyJSONPatch, decodePatch, JSONPatchError } from '../../util/patch/jsonpatch.ts';
@@ -75,7 +80,12 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         if (!r.deleted) return objectResponse(ctx, o, r.object, 200);
         return statusResponse(ctx, {
           status: 'Success',
-          details: { name: info.name, group: store.qualifiedResource.group || undefined, kind: store.qualifiedResource.resource, uid: r.object.metadata.uid },
+          details: {
+            name: info.name,
+            group: store.qualifiedResource.group || undefined,
+            kind: store.qualifiedResource.resource,
+            uid: r.object.metadata.uid,
+          },
         });
       }
       case 'deletecollection': {
@@ -92,8 +102,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
 function dryRun(ctx: RequestContext): boolean {
   const values = ctx.url.searchParams.getAll('dryRun');
   for (const v of values)
-    if (v !== 'All')
-      throw newBadRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
+    if (v !== 'All') throw newBadRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
   return values.length > 0;
 }
 
@@ -146,20 +155,29 @@ function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
 async function deleteOptions(
   ctx: RequestContext,
   o: RESTOptions,
-): Promise<{ dryRun: boolean; preconditions?: { uid?: string; resourceVersion?: string }; propagationPolicy?: string }> {
+): Promise<{
+  dryRun: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+}> {
   let body: Record<string, unknown> = {};
   const bytes = await readBody(ctx, o.maxRequestBodyBytes);
   if (bytes.length > 0) {
     try {
       body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
     } catch (err) {
-      throw newBadRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
+      throw newBadRequest(
+        `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
   const pre = body.preconditions as { uid?: string; resourceVersion?: string } | undefined;
-  const policy = (body.propagationPolicy as string | undefined) ?? ctx.url.searchParams.get('propagationPolicy') ?? undefined;
+  const policy =
+    (body.propagationPolicy as string | undefined) ?? ctx.url.searchParams.get('propagationPolicy') ?? undefined;
   if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy))
-    throw newBadRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+    throw newBadRequest(
+      `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+    );
   const bodyDryRun = Array.isArray(body.dryRun) && body.dryRun.length > 0;
   return { dryRun: dryRun(ctx) || bodyDryRun, preconditions: pre, propagationPolicy: policy };
 }
@@ -200,14 +218,17 @@ async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, na
         code: 413,
       });
   } else if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw newBadRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+    throw newBadRequest(
+      `json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`,
+    );
   }
   const { store } = o;
   // Objects from the watch cache are shared: patch a copy.
   const current = structuredClone(await store.get(ns, name));
   let patched: KubeObject;
   try {
-    if (contentType === 'application/json-patch+json') patched = applyJSONPatch(current as never, ops as Exclude<typeof ops, string>) as KubeObject;
+    if (contentType === 'application/json-patch+json')
+      patched = applyJSONPatch(current as never, ops as Exclude<typeof ops, string>) as KubeObject;
     else patched = applyMergePatch(current as never, stripDirectives(patch) as never) as KubeObject;
   } catch (err) {
     if (err instanceof JSONPatchError)
@@ -215,7 +236,12 @@ async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, na
     throw err;
   }
   if (typeof patched !== 'object' || patched === null || Array.isArray(patched))
-    throw new StatusError({ status: 'Failure', message: 'patched object is not a JSON object', reason: 'Invalid', code: 422 });
+    throw new StatusError({
+      status: 'Failure',
+      message: 'patched object is not a JSON object',
+      reason: 'Invalid',
+      code: 422,
+    });
   patched.metadata ??= {};
   // A patch without a resourceVersion applies to the object it was computed on.
   if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -244,7 +270,8 @@ function negotiateOutput(ctx: RequestContext): Output {
   if (!accept) return 'json';
   for (const c of parseAccept(accept)) {
     if (c.q <= 0) continue;
-    if (c.params.as === 'Table' && c.params.g === 'meta.k8s.io' && (c.params.v === 'v1' || c.params.v === 'v1beta1')) return 'table';
+    if (c.params.as === 'Table' && c.params.g === 'meta.k8s.io' && (c.params.v === 'v1' || c.params.v === 'v1beta1'))
+      return 'table';
     if (c.params.as) continue;
     if (c.type === 'application' && c.subType === 'yaml') return 'yaml';
     if ((c.type === 'application' && (c.subType === 'json' || c.subType === '*')) || c.type === '*') return 'json';
@@ -253,7 +280,8 @@ function negotiateOutput(ctx: RequestContext): Output {
 }
 
 function encode(ctx: RequestContext, out: Output, value: unknown, code: number): Response {
-  if (out === 'yaml') return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
+  if (out === 'yaml')
+    return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
   const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(value, 2) : goJSON(value) + '\n';
   return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
 }
@@ -288,7 +316,13 @@ function listResponse(
 }
 
 /** meta.k8s.io/v1 Table with rows carrying PartialObjectMetadata (includeObject=Metadata, the default). */
-function table(ctx: RequestContext, o: RESTOptions, items: KubeObject[], rv: string, meta?: Record<string, unknown>): unknown {
+function table(
+  ctx: RequestContext,
+  o: RESTOptions,
+  items: KubeObject[],
+  rv: string,
+  meta?: Record<string, unknown>,
+): unknown {
   const convertor: TableConvertor = o.store.tableConvertor ?? {
     columns: [{ name: 'Name', type: 'string', format: 'name', description: '', priority: 0 }, ageColumn],
     cells: () => [],
@@ -322,9 +356,7 @@ function statusResponse(ctx: RequestContext, status: Status): Response {
 function watchResponse(ctx: RequestContext, o: RESTOptions, w: WatchInterface): Response {
   const requested = intParam(ctx, 'timeoutSeconds');
   const timeoutMs =
-    (requested !== undefined && requested > 0
-      ? requested
-      : o.minRequestTimeoutSeconds * (1 + Math.random())) * 1000;
+    (requested !== undefined && requested > 0 ? requested : o.minRequestTimeoutSeconds * (1 + Math.random())) * 1000;
   const enc = new TextEncoder();
   const asTable = negotiateOutput(ctx) === 'table';
   const it = w[Symbol.asyncIterator]();
@@ -355,7 +387,9 @@ function watchResponse(ctx: RequestContext, o: RESTOptions, w: WatchInterface): 
       let object: unknown = ev.object;
       if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK')
         // kubectl get -w asks for Table: each event carries a one-row Table.
-        object = asTable ? table(ctx, o, [ev.object as KubeObject], ev.object.metadata?.resourceVersion ?? '') : withTypeMeta(o, ev.object);
+        object = asTable
+          ? table(ctx, o, [ev.object as KubeObject], ev.object.metadata?.resourceVersion ?? '')
+          : withTypeMeta(o, ev.object);
       controller.enqueue(enc.encode(goJSON({ type: ev.type, object }) + '\n'));
     },
     cancel() {

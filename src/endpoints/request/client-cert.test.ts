@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloudflareClientCertificates, parseRFC9440, parseSfBinary, pemCertificatesToDER, takeForwardedClientCertificates } from './client-cert.ts';
+import {
+  cloudflareClientCertificates,
+  parseRFC9440,
+  parseSfBinary,
+  pemCertificatesToDER,
+  takeForwardedClientCertificates,
+} from './client-cert.ts';
 
 const leaf = btoa('leaf-der');
 const inter = btoa('intermediate-der');
@@ -9,7 +15,11 @@ const text = (b: Uint8Array) => new TextDecoder().decode(b);
 test('RFC 9440 headers decode to DER, leaf first', () => {
   assert.equal(text(parseSfBinary(`:${leaf}:`)!), 'leaf-der');
   assert.equal(parseSfBinary(':not base64!:'), undefined);
-  assert.deepEqual(parseRFC9440(`:${leaf}:`, `:${inter}:, :${inter}:`).map(text), ['leaf-der', 'intermediate-der', 'intermediate-der']);
+  assert.deepEqual(parseRFC9440(`:${leaf}:`, `:${inter}:, :${inter}:`).map(text), [
+    'leaf-der',
+    'intermediate-der',
+    'intermediate-der',
+  ]);
   assert.deepEqual(parseRFC9440(null, `:${inter}:`), []);
 });
 
@@ -20,7 +30,13 @@ test('PEM bundles decode to DER', () => {
 });
 
 test('Cloudflare tlsClientAuth: string-valued fields, only presented+verified+unrevoked', () => {
-  const ok = { certPresented: '1', certVerified: 'SUCCESS', certRevoked: '0', certRFC9440: `:${leaf}:`, certChainRFC9440: '' };
+  const ok = {
+    certPresented: '1',
+    certVerified: 'SUCCESS',
+    certRevoked: '0',
+    certRFC9440: `:${leaf}:`,
+    certChainRFC9440: '',
+  };
   assert.deepEqual(cloudflareClientCertificates(ok).map(text), ['leaf-der']);
   assert.deepEqual(cloudflareClientCertificates({ ...ok, certPresented: '0' }), []);
   assert.deepEqual(cloudflareClientCertificates({ ...ok, certVerified: 'NONE' }), []);
@@ -32,7 +48,11 @@ test('Cloudflare tlsClientAuth: string-valued fields, only presented+verified+un
 });
 
 test('forwarded certificate header is read and stripped', async () => {
-  const req = new Request('https://x/', { method: 'POST', body: 'b', headers: { 'Client-Cert': `:${leaf}:`, 'Client-Cert-Chain': `:${inter}:`, other: '1' } });
+  const req = new Request('https://x/', {
+    method: 'POST',
+    body: 'b',
+    headers: { 'Client-Cert': `:${leaf}:`, 'Client-Cert-Chain': `:${inter}:`, other: '1' },
+  });
   const { request, certificates } = takeForwardedClientCertificates(req, 'Client-Cert');
   assert.deepEqual(certificates.map(text), ['leaf-der', 'intermediate-der']);
   assert.equal(request.headers.get('client-cert'), null);

@@ -71,7 +71,10 @@ export function cloudflareClientCertificates(auth: CloudflareTLSClientAuth | und
  * Reads and removes a trusted forwarded-certificate header (`name`, and `name-Chain`). The
  * header is removed either way so nothing downstream mistakes it for the client's own.
  */
-export function takeForwardedClientCertificates(request: Request, name: string): { request: Request; certificates: Uint8Array[] } {
+export function takeForwardedClientCertificates(
+  request: Request,
+  name: string,
+): { request: Request; certificates: Uint8Array[] } {
   const chainName = `${name}-Chain`;
   const leaf = request.headers.get(name);
   const chain = request.headers.get(chainName);

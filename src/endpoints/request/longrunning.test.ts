@@ -10,10 +10,27 @@ const lr = (check: typeof kubeLongRunningRequestCheck, path: string, method = 'G
 };
 
 test('kube-apiserver LongRunningFunc: watch/proxy verbs, connect subresources, /debug/pprof/', () => {
-  for (const p of ['/api/v1/pods?watch=1', '/api/v1/watch/pods', '/api/v1/proxy/nodes/n/x', '/api/v1/namespaces/n/pods/p/exec', '/api/v1/namespaces/n/pods/p/attach', '/api/v1/namespaces/n/pods/p/log', '/api/v1/namespaces/n/pods/p/portforward', '/api/v1/namespaces/n/services/s/proxy/x', '/debug/pprof/profile']) {
+  for (const p of [
+    '/api/v1/pods?watch=1',
+    '/api/v1/watch/pods',
+    '/api/v1/proxy/nodes/n/x',
+    '/api/v1/namespaces/n/pods/p/exec',
+    '/api/v1/namespaces/n/pods/p/attach',
+    '/api/v1/namespaces/n/pods/p/log',
+    '/api/v1/namespaces/n/pods/p/portforward',
+    '/api/v1/namespaces/n/services/s/proxy/x',
+    '/debug/pprof/profile',
+  ]) {
     assert.equal(lr(kubeLongRunningRequestCheck, p), true, p);
   }
-  for (const p of ['/api/v1/pods', '/api/v1/namespaces/n/pods/p', '/api/v1/namespaces/n/pods/p/status', '/debug/pprof', '/apis/x/v1/log', '/healthz']) {
+  for (const p of [
+    '/api/v1/pods',
+    '/api/v1/namespaces/n/pods/p',
+    '/api/v1/namespaces/n/pods/p/status',
+    '/debug/pprof',
+    '/apis/x/v1/log',
+    '/healthz',
+  ]) {
     assert.equal(lr(kubeLongRunningRequestCheck, p), false, p);
   }
 });

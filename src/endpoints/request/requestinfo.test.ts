@@ -9,7 +9,19 @@ const info = (method: string, url: string) => factory.newRequestInfo(new Request
 // (Upstream's table says "api" for /apis rows; the real value, asserted here, is "apis".)
 const success: [string, string, string, string, string, string, string, string, string, string, string[]][] = [
   ['GET', '/api/v1/namespaces', 'list', 'api', '', 'v1', '', 'namespaces', '', '', ['namespaces']],
-  ['GET', '/api/v1/namespaces/other', 'get', 'api', '', 'v1', 'other', 'namespaces', '', 'other', ['namespaces', 'other']],
+  [
+    'GET',
+    '/api/v1/namespaces/other',
+    'get',
+    'api',
+    '',
+    'v1',
+    'other',
+    'namespaces',
+    '',
+    'other',
+    ['namespaces', 'other'],
+  ],
   ['GET', '/api/v1/namespaces/other/pods', 'list', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
   ['GET', '/api/v1/namespaces/other/pods/foo', 'get', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
   ['HEAD', '/api/v1/namespaces/other/pods/foo', 'get', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
@@ -18,8 +30,32 @@ const success: [string, string, string, string, string, string, string, string, 
   ['GET', '/api/v1/namespaces/other/pods/foo', 'get', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
   ['GET', '/api/v1/namespaces/other/pods', 'list', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
   // special verbs
-  ['GET', '/api/v1/proxy/namespaces/other/pods/foo', 'proxy', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
-  ['GET', '/api/v1/proxy/namespaces/other/pods/foo/subpath/not/a/subresource', 'proxy', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo', 'subpath', 'not', 'a', 'subresource']],
+  [
+    'GET',
+    '/api/v1/proxy/namespaces/other/pods/foo',
+    'proxy',
+    'api',
+    '',
+    'v1',
+    'other',
+    'pods',
+    '',
+    'foo',
+    ['pods', 'foo'],
+  ],
+  [
+    'GET',
+    '/api/v1/proxy/namespaces/other/pods/foo/subpath/not/a/subresource',
+    'proxy',
+    'api',
+    '',
+    'v1',
+    'other',
+    'pods',
+    '',
+    'foo',
+    ['pods', 'foo', 'subpath', 'not', 'a', 'subresource'],
+  ],
   ['GET', '/api/v1/watch/pods', 'watch', 'api', '', 'v1', '', 'pods', '', '', ['pods']],
   ['GET', '/api/v1/pods?watch=true', 'watch', 'api', '', 'v1', '', 'pods', '', '', ['pods']],
   ['GET', '/api/v1/pods?watch=false', 'list', 'api', '', 'v1', '', 'pods', '', '', ['pods']],
@@ -27,30 +63,149 @@ const success: [string, string, string, string, string, string, string, string, 
   ['GET', '/api/v1/namespaces/other/pods?watch=1', 'watch', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
   ['GET', '/api/v1/namespaces/other/pods?watch=0', 'list', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
   // subresource identification
-  ['GET', '/api/v1/namespaces/other/pods/foo/status', 'get', 'api', '', 'v1', 'other', 'pods', 'status', 'foo', ['pods', 'foo', 'status']],
-  ['GET', '/api/v1/namespaces/other/pods/foo/proxy/subpath', 'get', 'api', '', 'v1', 'other', 'pods', 'proxy', 'foo', ['pods', 'foo', 'proxy', 'subpath']],
-  ['PUT', '/api/v1/namespaces/other/finalize', 'update', 'api', '', 'v1', 'other', 'namespaces', 'finalize', 'other', ['namespaces', 'other', 'finalize']],
-  ['PUT', '/api/v1/namespaces/other/status', 'update', 'api', '', 'v1', 'other', 'namespaces', 'status', 'other', ['namespaces', 'other', 'status']],
+  [
+    'GET',
+    '/api/v1/namespaces/other/pods/foo/status',
+    'get',
+    'api',
+    '',
+    'v1',
+    'other',
+    'pods',
+    'status',
+    'foo',
+    ['pods', 'foo', 'status'],
+  ],
+  [
+    'GET',
+    '/api/v1/namespaces/other/pods/foo/proxy/subpath',
+    'get',
+    'api',
+    '',
+    'v1',
+    'other',
+    'pods',
+    'proxy',
+    'foo',
+    ['pods', 'foo', 'proxy', 'subpath'],
+  ],
+  [
+    'PUT',
+    '/api/v1/namespaces/other/finalize',
+    'update',
+    'api',
+    '',
+    'v1',
+    'other',
+    'namespaces',
+    'finalize',
+    'other',
+    ['namespaces', 'other', 'finalize'],
+  ],
+  [
+    'PUT',
+    '/api/v1/namespaces/other/status',
+    'update',
+    'api',
+    '',
+    'v1',
+    'other',
+    'namespaces',
+    'status',
+    'other',
+    ['namespaces', 'other', 'status'],
+  ],
   // verb identification
   ['PATCH', '/api/v1/namespaces/other/pods/foo', 'patch', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
-  ['DELETE', '/api/v1/namespaces/other/pods/foo', 'delete', 'api', '', 'v1', 'other', 'pods', '', 'foo', ['pods', 'foo']],
+  [
+    'DELETE',
+    '/api/v1/namespaces/other/pods/foo',
+    'delete',
+    'api',
+    '',
+    'v1',
+    'other',
+    'pods',
+    '',
+    'foo',
+    ['pods', 'foo'],
+  ],
   ['POST', '/api/v1/namespaces/other/pods', 'create', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
   // deletecollection verb identification
   ['DELETE', '/api/v1/nodes', 'deletecollection', 'api', '', 'v1', '', 'nodes', '', '', ['nodes']],
   ['DELETE', '/api/v1/namespaces', 'deletecollection', 'api', '', 'v1', '', 'namespaces', '', '', ['namespaces']],
   ['DELETE', '/api/v1/namespaces/other/pods', 'deletecollection', 'api', '', 'v1', 'other', 'pods', '', '', ['pods']],
-  ['DELETE', '/apis/extensions/v1/namespaces/other/pods', 'deletecollection', 'apis', 'extensions', 'v1', 'other', 'pods', '', '', ['pods']],
+  [
+    'DELETE',
+    '/apis/extensions/v1/namespaces/other/pods',
+    'deletecollection',
+    'apis',
+    'extensions',
+    'v1',
+    'other',
+    'pods',
+    '',
+    '',
+    ['pods'],
+  ],
   // api group identification
-  ['POST', '/apis/extensions/v1/namespaces/other/pods', 'create', 'apis', 'extensions', 'v1', 'other', 'pods', '', '', ['pods']],
+  [
+    'POST',
+    '/apis/extensions/v1/namespaces/other/pods',
+    'create',
+    'apis',
+    'extensions',
+    'v1',
+    'other',
+    'pods',
+    '',
+    '',
+    ['pods'],
+  ],
   // api version identification
-  ['POST', '/apis/extensions/v1beta3/namespaces/other/pods', 'create', 'apis', 'extensions', 'v1beta3', 'other', 'pods', '', '', ['pods']],
+  [
+    'POST',
+    '/apis/extensions/v1beta3/namespaces/other/pods',
+    'create',
+    'apis',
+    'extensions',
+    'v1beta3',
+    'other',
+    'pods',
+    '',
+    '',
+    ['pods'],
+  ],
 ];
 
 test('TestGetAPIRequestInfo: success cases', () => {
-  for (const [method, url, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, subresource, name, parts] of success) {
+  for (const [
+    method,
+    url,
+    verb,
+    apiPrefix,
+    apiGroup,
+    apiVersion,
+    namespace,
+    resource,
+    subresource,
+    name,
+    parts,
+  ] of success) {
     const got = info(method, url);
     assert.deepEqual(
-      { isResourceRequest: got.isResourceRequest, verb: got.verb, apiPrefix: got.apiPrefix, apiGroup: got.apiGroup, apiVersion: got.apiVersion, namespace: got.namespace, resource: got.resource, subresource: got.subresource, name: got.name, parts: got.parts },
+      {
+        isResourceRequest: got.isResourceRequest,
+        verb: got.verb,
+        apiPrefix: got.apiPrefix,
+        apiGroup: got.apiGroup,
+        apiVersion: got.apiVersion,
+        namespace: got.namespace,
+        resource: got.resource,
+        subresource: got.subresource,
+        name: got.name,
+        parts: got.parts,
+      },
       { isResourceRequest: true, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, subresource, name, parts },
       `${method} ${url}`,
     );
@@ -58,7 +213,13 @@ test('TestGetAPIRequestInfo: success cases', () => {
 });
 
 test('TestGetAPIRequestInfo: non-resource cases', () => {
-  for (const url of ['/', '/api/version/', '/apis/group/version/', '/badprefix/version/resource', '/apis/version/resource']) {
+  for (const url of [
+    '/',
+    '/api/version/',
+    '/apis/group/version/',
+    '/badprefix/version/resource',
+    '/apis/version/resource',
+  ]) {
     assert.equal(info('GET', url).isResourceRequest, false, url);
   }
 });
@@ -144,12 +305,15 @@ test('metadata.name field selector edge cases', () => {
 
 test('legacy watch/proxy prefix with nothing after it fails', () => {
   for (const url of ['/api/v1/watch', '/api/v1/proxy', '/apis/g/v1/watch', '/api/v1/watch?x=y']) {
-    assert.throws(() => info('GET', url), (err: unknown) => {
-      assert.ok(err instanceof RequestInfoError);
-      assert.equal(err.message, `unable to determine kind and namespace from url, ${url}`);
-      assert.equal(err.info.isResourceRequest, true);
-      return true;
-    });
+    assert.throws(
+      () => info('GET', url),
+      (err: unknown) => {
+        assert.ok(err instanceof RequestInfoError);
+        assert.equal(err.message, `unable to determine kind and namespace from url, ${url}`);
+        assert.equal(err.info.isResourceRequest, true);
+        return true;
+      },
+    );
   }
 });
 
@@ -164,21 +328,95 @@ test('TestSelectorParsing (upstream table)', () => {
   const cases: [string, string, string, string, string, string][] = [
     // method, url, name, verb, fieldSelector, labelSelector
     ['GET', '/apis/group/version/resource', '', 'list', '', ''],
-    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1', 'name1', 'list', 'metadata.name=name1', ''],
-    ['GET', '/apis/group/version/resource?watch=true&fieldSelector=metadata.name=name1', 'name1', 'watch', 'metadata.name=name1', ''],
-    ['GET', '/apis/group/version/resource?fieldSelector=foo=bar&labelSelector=baz=qux', '', 'list', 'foo=bar', 'baz=qux'],
-    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo', '', 'list', 'metadata.name=name1,foo', ''],
-    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo&watch=true', '', 'watch', 'metadata.name=name1,foo', ''],
-    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo&watch=false', '', 'list', 'metadata.name=name1,foo', ''],
-    ['DELETE', '/apis/group/version/resource?fieldSelector=foo=bar&labelSelector=baz=qux', '', 'deletecollection', 'foo=bar', 'baz=qux'],
-    ['GET', '/apis/group/version/resource?fieldSelector=metadata.name=foo&fieldSelector=metadata.name=bar&labelSelector=foo=bar&labelSelector=foo=baz', 'foo', 'list', 'metadata.name=foo', 'foo=bar'],
+    [
+      'GET',
+      '/apis/group/version/resource?fieldSelector=metadata.name=name1',
+      'name1',
+      'list',
+      'metadata.name=name1',
+      '',
+    ],
+    [
+      'GET',
+      '/apis/group/version/resource?watch=true&fieldSelector=metadata.name=name1',
+      'name1',
+      'watch',
+      'metadata.name=name1',
+      '',
+    ],
+    [
+      'GET',
+      '/apis/group/version/resource?fieldSelector=foo=bar&labelSelector=baz=qux',
+      '',
+      'list',
+      'foo=bar',
+      'baz=qux',
+    ],
+    [
+      'GET',
+      '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo',
+      '',
+      'list',
+      'metadata.name=name1,foo',
+      '',
+    ],
+    [
+      'GET',
+      '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo&watch=true',
+      '',
+      'watch',
+      'metadata.name=name1,foo',
+      '',
+    ],
+    [
+      'GET',
+      '/apis/group/version/resource?fieldSelector=metadata.name=name1,foo&watch=false',
+      '',
+      'list',
+      'metadata.name=name1,foo',
+      '',
+    ],
+    [
+      'DELETE',
+      '/apis/group/version/resource?fieldSelector=foo=bar&labelSelector=baz=qux',
+      '',
+      'deletecollection',
+      'foo=bar',
+      'baz=qux',
+    ],
+    [
+      'GET',
+      '/apis/group/version/resource?fieldSelector=metadata.name=foo&fieldSelector=metadata.name=bar&labelSelector=foo=bar&labelSelector=foo=baz',
+      'foo',
+      'list',
+      'metadata.name=foo',
+      'foo=bar',
+    ],
     ['GET', '/apis/group/version/resource/name?fieldSelector=foo=bar&labelSelector=foo=bar', 'name', 'get', '', ''],
-    ['GET', '/apis/group/version/watch/resource?fieldSelector=metadata.name=foo&labelSelector=foo=bar', '', 'watch', '', ''],
-    ['GET', '/apis/group/version/watch/resource/name?fieldSelector=metadata.name=foo&labelSelector=foo=bar', 'name', 'watch', '', ''],
+    [
+      'GET',
+      '/apis/group/version/watch/resource?fieldSelector=metadata.name=foo&labelSelector=foo=bar',
+      '',
+      'watch',
+      '',
+      '',
+    ],
+    [
+      'GET',
+      '/apis/group/version/watch/resource/name?fieldSelector=metadata.name=foo&labelSelector=foo=bar',
+      'name',
+      'watch',
+      '',
+      '',
+    ],
   ];
   for (const [method, url, name, verb, fs, ls] of cases) {
     const got = info(method, url);
-    assert.deepEqual([got.name, got.verb, got.fieldSelector, got.labelSelector], [name, verb, fs, ls], `${method} ${url}`);
+    assert.deepEqual(
+      [got.name, got.verb, got.fieldSelector, got.labelSelector],
+      [name, verb, fs, ls],
+      `${method} ${url}`,
+    );
   }
 });
 
@@ -210,10 +448,41 @@ test('percent-decoding, empty segments, apiPrefix on short /apis paths, method c
 });
 
 test('label selector grammar', () => {
-  for (const ok of ['', 'a', '!a', 'a=b', 'a==b', 'a!=b', 'a in (b,c)', 'a notin (b)', 'a,b=c', 'x>1', 'example.com/a=b', 'a in ()', 'a in (,b)', 'a=', ' a = b ']) {
+  for (const ok of [
+    '',
+    'a',
+    '!a',
+    'a=b',
+    'a==b',
+    'a!=b',
+    'a in (b,c)',
+    'a notin (b)',
+    'a,b=c',
+    'x>1',
+    'example.com/a=b',
+    'a in ()',
+    'a in (,b)',
+    'a=',
+    ' a = b ',
+  ]) {
     assert.equal(isValidLabelSelector(ok), true, ok);
   }
-  for (const bad of ['!!', 'a in', 'a=b c', 'a b', ',', 'a,', 'x>y', 'a=-b', 'A_/b', 'a/b/c', 'a in (b', 'a=(b)', '=b', '!a=b']) {
+  for (const bad of [
+    '!!',
+    'a in',
+    'a=b c',
+    'a b',
+    ',',
+    'a,',
+    'x>y',
+    'a=-b',
+    'A_/b',
+    'a/b/c',
+    'a in (b',
+    'a=(b)',
+    '=b',
+    '!a=b',
+  ]) {
     assert.equal(isValidLabelSelector(bad), false, bad);
   }
 });

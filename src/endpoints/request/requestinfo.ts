@@ -112,7 +112,10 @@ export class RequestInfoFactory {
     let verbViaPathPrefix = false;
     if (specialVerbs.has(segs[i]!)) {
       if (segs.length - i < 2) {
-        throw new RequestInfoError(`unable to determine kind and namespace from url, ${url.pathname}${url.search}`, info);
+        throw new RequestInfoError(
+          `unable to determine kind and namespace from url, ${url.pathname}${url.search}`,
+          info,
+        );
       }
       info.verb = segs[i++]!;
       verbViaPathPrefix = true;

@@ -28,7 +28,11 @@ export class WarningRecorder {
   private written = 0;
 
   /** `headers` may be a function, called on the first warning (the timeout filter's map is copied lazily). */
-  constructor(headers: Headers | (() => Headers), totalMaxSize = defaultTotalMaxSize, perItemMaxSize = defaultPerItemMaxSize) {
+  constructor(
+    headers: Headers | (() => Headers),
+    totalMaxSize = defaultTotalMaxSize,
+    perItemMaxSize = defaultPerItemMaxSize,
+  ) {
     this.target = headers;
     this.totalMaxSize = totalMaxSize;
     this.perItemMaxSize = perItemMaxSize;

@@ -56,7 +56,11 @@ export interface MediaTypeOptions {
   accepted: SerializerInfo;
 }
 
-function acceptMediaTypeOptions(params: Record<string, string>, accepts: SerializerInfo, endpoint: EndpointRestrictions): MediaTypeOptions | undefined {
+function acceptMediaTypeOptions(
+  params: Record<string, string>,
+  accepts: SerializerInfo,
+  endpoint: EndpointRestrictions,
+): MediaTypeOptions | undefined {
   const o: MediaTypeOptions = { pretty: false, stream: '', profile: '', accepted: accepts };
   for (const k in params) {
     const v = params[k]!;

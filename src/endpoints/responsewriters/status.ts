@@ -47,11 +47,23 @@ export class StatusError extends Error {
 }
 
 export function newNotFound(): Status {
-  return { status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
+  return {
+    status: 'Failure',
+    message: 'the server could not find the requested resource',
+    reason: 'NotFound',
+    details: {},
+    code: 404,
+  };
 }
 
 export function newMethodNotSupported(): Status {
-  return { status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 };
+  return {
+    status: 'Failure',
+    message: 'the server does not allow this method on the requested resource',
+    reason: 'MethodNotAllowed',
+    details: {},
+    code: 405,
+  };
 }
 
 export function newBadRequest(message: string): Status {
@@ -142,7 +154,6 @@ export function encodeStatus(status: Status, pretty = false, typeMeta = true): s
   return pretty ? goJSON(obj, 2) : goJSON(obj) + '\n';
 }
 
-
 /** negotiation.isPrettyPrint: `?pretty=` decides alone when non-empty, else curl/Wget/browser agents. */
 export function isPrettyPrint(request: Request, url?: URL): boolean {
   const u = url ?? new URL(request.url);
@@ -225,7 +236,13 @@ export function negotiateStatusOutput(request: Request, url?: URL): NegotiatedSt
  * sequences not indented, no line folding).
  */
 export function toKubeYAML(value: unknown): string {
-  return stringify(JSON.parse(goJSON(value)), { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+  return stringify(JSON.parse(goJSON(value)), {
+    sortMapEntries: true,
+    indentSeq: false,
+    lineWidth: 0,
+    minContentWidth: 0,
+    aliasDuplicateObjects: false,
+  });
 }
 
 /** responsewriters.ErrorNegotiated: a negotiated Status with the Status code. */
@@ -272,4 +289,3 @@ export function internalError(request: Request, err: unknown, url?: URL): Respon
 export function htmlSanitize(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
-

@@ -28,7 +28,12 @@ export interface WriteOptions {
 }
 
 /** The body of `value` in a negotiated media type (SerializeObject's encode step). */
-export function encodeNegotiated(value: unknown, mt: MediaTypeOptions, pretty: boolean, protobuf?: () => Uint8Array): string | Uint8Array {
+export function encodeNegotiated(
+  value: unknown,
+  mt: MediaTypeOptions,
+  pretty: boolean,
+  protobuf?: () => Uint8Array,
+): string | Uint8Array {
   switch (mt.accepted.subType) {
     case 'yaml':
       return toKubeYAML(value);
@@ -64,9 +69,19 @@ export function serializersFor(protobuf: unknown): readonly SerializerInfo[] {
  * failure a successful answer becomes upstream's 406 Status and an error keeps its code (both
  * WriteRawJSON).
  */
-export function writeObjectNegotiated(request: Request, url: URL, code: number, value: unknown, opts: WriteOptions = {}): Response {
+export function writeObjectNegotiated(
+  request: Request,
+  url: URL,
+  code: number,
+  value: unknown,
+  opts: WriteOptions = {},
+): Response {
   const accepted = serializersFor(opts.protobuf);
-  const mt = negotiateMediaTypeOptions(request.headers.get('accept'), accepted, opts.restrictions ?? defaultEndpointRestrictions);
+  const mt = negotiateMediaTypeOptions(
+    request.headers.get('accept'),
+    accepted,
+    opts.restrictions ?? defaultEndpointRestrictions,
+  );
   if (!mt) {
     if (code < 200 || code >= 400) return writeRawJSON(code, value);
     return writeRawJSON(406, statusObject(newNotAcceptable(accepted)));

@@ -4,7 +4,15 @@
 
 import { objectMetaFields, type KindInfo, type KnownFields } from '../../endpoints/handlers/decode.ts';
 import { objectMetaSchema, type Schema } from '../../util/protobuf.ts';
-import { forbidden, invalid, notSupported, Path, required, tooLong, type ErrorList } from '../../util/validation/field.ts';
+import {
+  forbidden,
+  invalid,
+  notSupported,
+  Path,
+  required,
+  tooLong,
+  type ErrorList,
+} from '../../util/validation/field.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
 import type { KubeObject, Strategy } from '../generic/store.ts';
 import { age, nameColumn, type TableColumnDefinition, type TableConvertor } from '../generic/table.ts';
@@ -84,7 +92,14 @@ export const FinalizerKubernetes = 'kubernetes';
 const namespace: ResourceDefinition = {
   group: '',
   version: 'v1',
-  resource: { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'] },
+  resource: {
+    name: 'namespaces',
+    singularName: 'namespace',
+    namespaced: false,
+    kind: 'Namespace',
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    shortNames: ['ns'],
+  },
   listKind: 'NamespaceList',
   strategy: {
     namespaceScoped: false,
@@ -92,7 +107,8 @@ const namespace: ResourceDefinition = {
     prepareForCreate(obj) {
       obj.status = { phase: 'Active' };
       const spec = (obj.spec ??= {}) as { finalizers?: string[] };
-      if (!spec.finalizers?.includes(FinalizerKubernetes)) spec.finalizers = [...(spec.finalizers ?? []), FinalizerKubernetes];
+      if (!spec.finalizers?.includes(FinalizerKubernetes))
+        spec.finalizers = [...(spec.finalizers ?? []), FinalizerKubernetes];
       // SetDefaults_Namespace: the immutable name label.
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
     },
@@ -103,9 +119,15 @@ const namespace: ResourceDefinition = {
     },
     validate(obj) {
       const errs: ErrorList = [];
-      for (const f of ((obj.spec as { finalizers?: string[] })?.finalizers ?? [])) {
+      for (const f of (obj.spec as { finalizers?: string[] })?.finalizers ?? []) {
         if (f !== FinalizerKubernetes && !f.includes('/'))
-          errs.push(invalid(Path.of('spec', 'finalizers'), f, 'name is neither a standard finalizer name nor is it fully qualified'));
+          errs.push(
+            invalid(
+              Path.of('spec', 'finalizers'),
+              f,
+              'name is neither a standard finalizer name nor is it fully qualified',
+            ),
+          );
       }
       return errs;
     },
@@ -122,12 +144,12 @@ const namespace: ResourceDefinition = {
     fields: { ...meta, spec: { finalizers: true }, status: true },
   },
   table: {
-    columns: [
-      nameColumn,
-      col('Status', 'string', 'The status of the namespace'),
-      ageCol,
+    columns: [nameColumn, col('Status', 'string', 'The status of the namespace'), ageCol],
+    cells: (obj, now) => [
+      obj.metadata.name,
+      (obj.status as { phase?: string } | undefined)?.phase ?? '',
+      age(obj, now),
     ],
-    cells: (obj, now) => [obj.metadata.name, (obj.status as { phase?: string } | undefined)?.phase ?? '', age(obj, now)],
   },
 };
 
@@ -143,15 +165,31 @@ const configMapSchema: Schema = {
 const configmap: ResourceDefinition = {
   group: '',
   version: 'v1',
-  resource: { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs, shortNames: ['cm'] },
+  resource: {
+    name: 'configmaps',
+    singularName: 'configmap',
+    namespaced: true,
+    kind: 'ConfigMap',
+    verbs,
+    shortNames: ['cm'],
+  },
   listKind: 'ConfigMapList',
   strategy: {
     namespaceScoped: true,
     allowUnconditionalUpdate: true,
     validate: (obj) => validateDataKeys(obj, ['data', 'binaryData']),
-    validateUpdate: (obj, old) => [...validateImmutable(obj, old, ['data', 'binaryData']), ...validateDataKeys(obj, ['data', 'binaryData'])],
+    validateUpdate: (obj, old) => [
+      ...validateImmutable(obj, old, ['data', 'binaryData']),
+      ...validateDataKeys(obj, ['data', 'binaryData']),
+    ],
   },
-  kindInfo: { group: '', version: 'v1', kind: 'ConfigMap', schema: configMapSchema, fields: { ...meta, data: true, binaryData: true, immutable: true } },
+  kindInfo: {
+    group: '',
+    version: 'v1',
+    kind: 'ConfigMap',
+    schema: configMapSchema,
+    fields: { ...meta, data: true, binaryData: true, immutable: true },
+  },
   table: {
     columns: [nameColumn, col('Data', 'integer', ''), ageCol],
     cells: (obj, now) => [obj.metadata.name, mapSize(obj.data) + mapSize(obj.binaryData), age(obj, now)],
@@ -179,7 +217,7 @@ function utf8ToBase64(s: string): string {
 function foldStringData(obj: KubeObject): void {
   const sd = obj.stringData as Record<string, string> | undefined;
   if (sd && typeof sd === 'object') {
-    const data = ((obj.data ??= {}) as Record<string, string>);
+    const data = (obj.data ??= {}) as Record<string, string>;
     for (const [k, v] of Object.entries(sd)) data[k] = utf8ToBase64(String(v));
   }
   delete obj.stringData;
@@ -195,8 +233,12 @@ function validateSecret(obj: KubeObject): ErrorList {
       errs.push(invalid(Path.of('data').key(k), '<secret contents redacted>', 'must be valid base64'));
   }
   const type = String(obj.type ?? 'Opaque');
-  for (const key of secretTypeKeys[type] ?? []) if (!Object.hasOwn(data, key)) errs.push(required(Path.of('data').key(key)));
-  if (type === 'kubernetes.io/service-account-token' && !obj.metadata.annotations?.['kubernetes.io/service-account.name'])
+  for (const key of secretTypeKeys[type] ?? [])
+    if (!Object.hasOwn(data, key)) errs.push(required(Path.of('data').key(key)));
+  if (
+    type === 'kubernetes.io/service-account-token' &&
+    !obj.metadata.annotations?.['kubernetes.io/service-account.name']
+  )
     errs.push(required(Path.of('metadata', 'annotations').key('kubernetes.io/service-account.name')));
   if (type === 'kubernetes.io/basic-auth' && !Object.hasOwn(data, 'username') && !Object.hasOwn(data, 'password'))
     errs.push(required(Path.of('data').key('username')), required(Path.of('data').key('password')));
@@ -216,7 +258,8 @@ const secret: ResourceDefinition = {
     validate: validateSecret,
     validateUpdate(obj, old) {
       const errs = validateImmutable(obj, old, ['data']);
-      if ((obj.type ?? 'Opaque') !== (old.type ?? 'Opaque')) errs.push(invalid(Path.of('type'), obj.type, 'field is immutable'));
+      if ((obj.type ?? 'Opaque') !== (old.type ?? 'Opaque'))
+        errs.push(invalid(Path.of('type'), obj.type, 'field is immutable'));
       return [...errs, ...validateSecret(obj)];
     },
   },
@@ -244,14 +287,24 @@ const secret: ResourceDefinition = {
 const serviceaccount: ResourceDefinition = {
   group: '',
   version: 'v1',
-  resource: { name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', verbs, shortNames: ['sa'] },
+  resource: {
+    name: 'serviceaccounts',
+    singularName: 'serviceaccount',
+    namespaced: true,
+    kind: 'ServiceAccount',
+    verbs,
+    shortNames: ['sa'],
+  },
   listKind: 'ServiceAccountList',
   strategy: { namespaceScoped: true, allowUnconditionalUpdate: true },
   kindInfo: {
     group: '',
     version: 'v1',
     kind: 'ServiceAccount',
-    schema: { 1: { name: 'metadata', type: 'message', schema: objectMetaSchema }, 4: { name: 'automountServiceAccountToken', type: 'bool' } },
+    schema: {
+      1: { name: 'metadata', type: 'message', schema: objectMetaSchema },
+      4: { name: 'automountServiceAccountToken', type: 'bool' },
+    },
     fields: { ...meta, secrets: true, imagePullSecrets: true, automountServiceAccountToken: true },
   },
   table: {
@@ -277,7 +330,13 @@ const lease: ResourceDefinition = {
       const spec = (obj.spec ?? {}) as Record<string, unknown>;
       for (const f of ['leaseDurationSeconds', 'leaseTransitions'])
         if (typeof spec[f] === 'number' && (spec[f] as number) < (f === 'leaseDurationSeconds' ? 1 : 0))
-          errs.push(invalid(Path.of('spec', f), spec[f], f === 'leaseDurationSeconds' ? 'must be greater than 0' : 'must be greater than or equal to 0'));
+          errs.push(
+            invalid(
+              Path.of('spec', f),
+              spec[f],
+              f === 'leaseDurationSeconds' ? 'must be greater than 0' : 'must be greater than or equal to 0',
+            ),
+          );
       if (spec.strategy !== undefined && !leaseStrategies.includes(String(spec.strategy)))
         errs.push(notSupported(Path.of('spec', 'strategy'), spec.strategy, leaseStrategies));
       return errs;
@@ -292,17 +351,33 @@ const lease: ResourceDefinition = {
       2: {
         name: 'spec',
         type: 'message',
-        schema: { 1: { name: 'holderIdentity', type: 'string' }, 2: { name: 'leaseDurationSeconds', type: 'int32' }, 5: { name: 'leaseTransitions', type: 'int32' } },
+        schema: {
+          1: { name: 'holderIdentity', type: 'string' },
+          2: { name: 'leaseDurationSeconds', type: 'int32' },
+          5: { name: 'leaseTransitions', type: 'int32' },
+        },
       },
     },
     fields: {
       ...meta,
-      spec: { holderIdentity: true, leaseDurationSeconds: true, acquireTime: true, renewTime: true, leaseTransitions: true, strategy: true, preferredHolder: true },
+      spec: {
+        holderIdentity: true,
+        leaseDurationSeconds: true,
+        acquireTime: true,
+        renewTime: true,
+        leaseTransitions: true,
+        strategy: true,
+        preferredHolder: true,
+      },
     },
   },
   table: {
     columns: [nameColumn, col('Holder', 'string', ''), ageCol],
-    cells: (obj, now) => [obj.metadata.name, (obj.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '', age(obj, now)],
+    cells: (obj, now) => [
+      obj.metadata.name,
+      (obj.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '',
+      age(obj, now),
+    ],
   },
 };
 

@@ -175,7 +175,10 @@ export class Store {
 
   async list(namespace: string, opts: ListOptions): Promise<ListResult<KubeObject>> {
     try {
-      return (await this.storage.getList(this.keyRoot(namespace), { ...opts, recursive: true })) as ListResult<KubeObject>;
+      return (await this.storage.getList(this.keyRoot(namespace), {
+        ...opts,
+        recursive: true,
+      })) as ListResult<KubeObject>;
     } catch (err) {
       throw interpretListError(err, this.qualifiedResource);
     }
@@ -219,7 +222,8 @@ export class Store {
     const out = interpretCreateError(err, this.qualifiedResource, name);
     if (out instanceof StatusError && out.status.reason === 'AlreadyExists') {
       // store.go: a name held by an object being deleted says so.
-      const existing = (await this.storage.get(key, { ignoreNotFound: true }).catch(() => undefined)) as KubeObject | undefined;
+      const existing = (await this.storage.get(key, { ignoreNotFound: true }).catch(() => undefined)) as
+        KubeObject | undefined;
       if (existing?.metadata?.deletionTimestamp) out.status.message = `object is being deleted: ${out.status.message}`;
     }
     return out;
@@ -246,7 +250,11 @@ export class Store {
   }
 
   private validateCreate(obj: KubeObject): void {
-    const errs = validateObjectMeta(obj.metadata, this.namespaceScoped, this.strategy.validateName ?? nameIsDNSSubdomain);
+    const errs = validateObjectMeta(
+      obj.metadata,
+      this.namespaceScoped,
+      this.strategy.validateName ?? nameIsDNSSubdomain,
+    );
     errs.push(...(this.strategy.validate?.(obj) ?? []));
     if (errs.length) throw newInvalid(this.groupKind, obj.metadata.name ?? '', errs);
     this.strategy.canonicalize?.(obj);
@@ -306,7 +314,9 @@ export class Store {
       }
       return { object: out, created };
     } catch (err) {
-      throw created ? interpretCreateError(err, this.qualifiedResource, name) : interpretUpdateError(err, this.qualifiedResource, name);
+      throw created
+        ? interpretCreateError(err, this.qualifiedResource, name)
+        : interpretUpdateError(err, this.qualifiedResource, name);
     }
   }
 
@@ -397,7 +407,9 @@ export class Store {
       throw newConflict(
         this.qualifiedResource,
         name,
-        new Error(`Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`),
+        new Error(
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`,
+        ),
       );
   }
 
@@ -407,7 +419,10 @@ export class Store {
     const items: KubeObject[] = [];
     for (const item of list.items) {
       try {
-        const r = await this.delete(item.metadata.name!, { ...opts, namespace: item.metadata.namespace ?? opts.namespace });
+        const r = await this.delete(item.metadata.name!, {
+          ...opts,
+          namespace: item.metadata.namespace ?? opts.namespace,
+        });
         items.push(r.object);
       } catch (err) {
         if (err instanceof StatusError && err.status.reason === 'NotFound') continue;

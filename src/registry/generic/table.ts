@@ -45,7 +45,10 @@ export const ageColumn: TableColumnDefinition = {
 
 /** rest.NewDefaultTableConvertor: Name and Created At. */
 export const defaultTableConvertor: TableConvertor = {
-  columns: [nameColumn, { name: 'Created At', type: 'date', format: '', description: creationTimestampDescription, priority: 0 }],
+  columns: [
+    nameColumn,
+    { name: 'Created At', type: 'date', format: '', description: creationTimestampDescription, priority: 0 },
+  ],
   cells: (obj) => [obj.metadata.name ?? '', obj.metadata.creationTimestamp ?? null],
 };
 

@@ -8,12 +8,20 @@ import { buildNameToCertificate, getCertificateNames, selectByLocalAddress, sele
 import { DynamicCertKeyPairContent } from './content.ts';
 
 const now = new Date('2026-01-02T03:04:05Z');
-const pair = generateSelfSignedCertKey({ host: '10.1.2.3', alternateIPs: ['10.0.0.1'], alternateDNS: ['kubernetes', 'localhost'], now });
+const pair = generateSelfSignedCertKey({
+  host: '10.1.2.3',
+  alternateIPs: ['10.0.0.1'],
+  alternateDNS: ['kubernetes', 'localhost'],
+  now,
+});
 
 test('generated pair: leaf + CA, PKCS#1 key, SANs, serverAuth, validity from now-1h for 365 days', async () => {
   const { cert, key } = await pair;
   const blocks = decodePEM(cert);
-  assert.deepEqual(blocks.map((b) => b.type), ['CERTIFICATE', 'CERTIFICATE']);
+  assert.deepEqual(
+    blocks.map((b) => b.type),
+    ['CERTIFICATE', 'CERTIFICATE'],
+  );
   assert.equal(decodePEM(key)[0]!.type, 'RSA PRIVATE KEY');
   const [leaf, ca] = parseCertsPEM(cert) as [x509.X509Certificate, x509.X509Certificate];
   const unix = Math.floor(now.getTime() / 1000);
@@ -41,29 +49,48 @@ test('X509KeyPair errors use Go texts', async () => {
   const a = await pair;
   const b = await generateSelfSignedCertKey({ host: 'other' });
   await assert.rejects(parseCertKeyPair(a.cert, b.key), { message: 'tls: private key does not match public key' });
-  await assert.rejects(parseCertKeyPair('junk', a.key), { message: 'tls: failed to find any PEM data in certificate input' });
+  await assert.rejects(parseCertKeyPair('junk', a.key), {
+    message: 'tls: failed to find any PEM data in certificate input',
+  });
   await assert.rejects(parseCertKeyPair(a.cert, ''), { message: 'tls: failed to find any PEM data in key input' });
-  await assert.rejects(parseCertKeyPair(a.cert, a.cert), { message: 'tls: found a certificate rather than a key in the PEM for the private key' });
-  await assert.rejects(parseCertKeyPair(a.key, a.key), /failed to find "CERTIFICATE" PEM block in certificate input after skipping PEM blocks of the following types: \[RSA PRIVATE KEY\]/);
-  await assert.rejects(parseCertKeyPair(a.cert, encodePEM('PRIVATE KEY', new Uint8Array([1, 2, 3]))), { message: 'tls: failed to parse private key' });
+  await assert.rejects(parseCertKeyPair(a.cert, a.cert), {
+    message: 'tls: found a certificate rather than a key in the PEM for the private key',
+  });
+  await assert.rejects(
+    parseCertKeyPair(a.key, a.key),
+    /failed to find "CERTIFICATE" PEM block in certificate input after skipping PEM blocks of the following types: \[RSA PRIVATE KEY\]/,
+  );
+  await assert.rejects(parseCertKeyPair(a.cert, encodePEM('PRIVATE KEY', new Uint8Array([1, 2, 3]))), {
+    message: 'tls: failed to parse private key',
+  });
 });
 
 test('PKCS#8 and SEC1 EC keys are accepted', async () => {
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({ name: 'CN=ec.example.com', keys, signingAlgorithm: alg });
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=ec.example.com',
+    keys,
+    signingAlgorithm: alg,
+  });
   const pkcs8 = new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer);
   await parseCertKeyPair(cert.toString('pem'), encodePEM('PRIVATE KEY', pkcs8));
   // SEC1: the PKCS#8 inner structure plus curve parameters. Node writes it for us.
   const { createPrivateKey } = await import('node:crypto');
-  const sec1 = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'sec1' }) as string;
+  const sec1 = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }).export({
+    format: 'pem',
+    type: 'sec1',
+  }) as string;
   await parseCertKeyPair(cert.toString('pem'), sec1);
 });
 
 async function selfSigned(cn: string, dns: string[] = [], ips: string[] = []): Promise<x509.X509Certificate> {
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = (await crypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const names = [...dns.map((value) => ({ type: 'dns' as const, value })), ...ips.map((value) => ({ type: 'ip' as const, value }))];
+  const names = [
+    ...dns.map((value) => ({ type: 'dns' as const, value })),
+    ...ips.map((value) => ({ type: 'ip' as const, value })),
+  ];
   return x509.X509CertificateGenerator.createSelfSigned({
     name: [{ CN: [cn] }],
     keys,
@@ -73,7 +100,10 @@ async function selfSigned(cn: string, dns: string[] = [], ips: string[] = []): P
 }
 
 test('names from a certificate: DNS CN and DNS SANs, never IPs', async () => {
-  assert.deepEqual(getCertificateNames(await selfSigned('foo.example.com', ['a.example.com'], ['1.2.3.4'])), ['foo.example.com', 'a.example.com']);
+  assert.deepEqual(getCertificateNames(await selfSigned('foo.example.com', ['a.example.com'], ['1.2.3.4'])), [
+    'foo.example.com',
+    'a.example.com',
+  ]);
   assert.deepEqual(getCertificateNames(await selfSigned('1.2.3.4', ['b.example.com'])), ['b.example.com']);
   assert.deepEqual(getCertificateNames(await selfSigned('*.wild.example.com')), ['*.wild.example.com']);
   assert.deepEqual(getCertificateNames(await selfSigned('not a domain')), []);
@@ -136,7 +166,9 @@ test('file-backed pair: reload on change, a mismatched half-written pair keeps t
   assert.equal(p.currentCertKeyContent().cert, b.cert);
   assert.equal(changes, 1);
   stop.abort();
-  await assert.rejects(DynamicCertKeyPairContent.create('serving-cert', '/c.crt', '/missing.key', fs), { message: 'open /missing.key: no such file or directory' });
+  await assert.rejects(DynamicCertKeyPairContent.create('serving-cert', '/c.crt', '/missing.key', fs), {
+    message: 'open /missing.key: no such file or directory',
+  });
   fs.set('/empty.key', '');
   await assert.rejects(DynamicCertKeyPairContent.create('serving-cert', '/c.crt', '/empty.key', fs), {
     message: 'missing content for serving cert "serving-cert::/c.crt::/empty.key"',

@@ -165,7 +165,13 @@ export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implem
   readonly keyFile: string;
   private readonly names: string[];
 
-  constructor(purpose: string, certFile: string, keyFile: string, fs: FileSystem, opts: ReloadOptions & { sniNames?: string[] } = {}) {
+  constructor(
+    purpose: string,
+    certFile: string,
+    keyFile: string,
+    fs: FileSystem,
+    opts: ReloadOptions & { sniNames?: string[] } = {},
+  ) {
     super(fs, [certFile, keyFile], opts);
     this.purpose = purpose;
     this.certFile = certFile;
@@ -180,7 +186,10 @@ export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implem
     fs: FileSystem,
     opts: ReloadOptions & { sniNames?: string[] } = {},
   ): Promise<DynamicCertKeyPairContent> {
-    if (!certFile || !keyFile) throw new Error(purpose === 'serving-cert' ? 'missing filename for serving cert' : `missing filename for ${purpose}`);
+    if (!certFile || !keyFile)
+      throw new Error(
+        purpose === 'serving-cert' ? 'missing filename for serving cert' : `missing filename for ${purpose}`,
+      );
     const c = new DynamicCertKeyPairContent(purpose, certFile, keyFile, fs, opts);
     const first = await c.load();
     c.current = first!;
@@ -201,7 +210,8 @@ export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implem
 
   protected async load(): Promise<CertKeyContent | undefined> {
     const [certBytes, keyBytes] = await Promise.all([this.fs.readFile(this.certFile), this.fs.readFile(this.keyFile)]);
-    if (!certBytes.length || !keyBytes.length) throw new Error(`missing content for serving cert ${JSON.stringify(this.name())}`);
+    if (!certBytes.length || !keyBytes.length)
+      throw new Error(`missing content for serving cert ${JSON.stringify(this.name())}`);
     const cert = decoder.decode(certBytes);
     const key = decoder.decode(keyBytes);
     if (this.current && this.current.cert === cert && this.current.key === key) return undefined;
@@ -221,7 +231,12 @@ export class DynamicFileCAContent extends FileBacked<string> implements CAConten
     this.file = file;
   }
 
-  static async create(purpose: string, file: string, fs: FileSystem, opts: ReloadOptions = {}): Promise<DynamicFileCAContent> {
+  static async create(
+    purpose: string,
+    file: string,
+    fs: FileSystem,
+    opts: ReloadOptions = {},
+  ): Promise<DynamicFileCAContent> {
     if (!file) throw new Error('missing filename for ca bundle');
     const c = new DynamicFileCAContent(purpose, file, fs, opts);
     c.current = (await c.load())!;

@@ -25,7 +25,12 @@ export interface CertKeyPEM {
 }
 
 const day = 24 * 60 * 60 * 1000;
-const rsa: RsaHashedKeyGenParams = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
+const rsa: RsaHashedKeyGenParams = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+};
 const KU = x509.KeyUsageFlags;
 
 /** A random serial in [1, 2^63−1), hex. */
@@ -68,7 +73,10 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
   else dns.push(opts.host);
   ips.push(...(opts.alternateIPs ?? []));
   dns.push(...(opts.alternateDNS ?? []));
-  const san: x509.JsonGeneralNames = [...dns.map((value) => ({ type: 'dns' as const, value })), ...ips.map((value) => ({ type: 'ip' as const, value }))];
+  const san: x509.JsonGeneralNames = [
+    ...dns.map((value) => ({ type: 'dns' as const, value })),
+    ...ips.map((value) => ({ type: 'ip' as const, value })),
+  ];
 
   const leaf = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),

@@ -43,7 +43,8 @@ export async function parseCertKeyPair(certPEM: string, keyPEM: string): Promise
   const keyBlock = keyBlocks.find((b) => b.type === 'PRIVATE KEY' || b.type.endsWith(' PRIVATE KEY'));
   if (!keyBlock) {
     if (!keyBlocks.length) throw new Error('tls: failed to find any PEM data in key input');
-    if (keyBlocks[0]!.type === 'CERTIFICATE') throw new Error('tls: found a certificate rather than a key in the PEM for the private key');
+    if (keyBlocks[0]!.type === 'CERTIFICATE')
+      throw new Error('tls: found a certificate rather than a key in the PEM for the private key');
     throw new Error(
       `tls: failed to find PEM block with type ending in "PRIVATE KEY" in key input after skipping PEM blocks of the following types: [${keyBlocks.map((b) => b.type).join(' ')}]`,
     );
@@ -65,13 +66,19 @@ async function keyMatchesCertificate(key: PrivateKeyInfo, cert: x509.X509Certifi
   if (!alg) return true; // unknown algorithm: the TLS stack checks it when it loads the pair
   let priv: JsonWebKey;
   try {
-    priv = await crypto.subtle.exportKey('jwk', await crypto.subtle.importKey('pkcs8', key.pkcs8 as BufferSource, alg, true, ['sign']));
+    priv = await crypto.subtle.exportKey(
+      'jwk',
+      await crypto.subtle.importKey('pkcs8', key.pkcs8 as BufferSource, alg, true, ['sign']),
+    );
   } catch {
     throw new Error('tls: failed to parse private key');
   }
   let pub: JsonWebKey;
   try {
-    pub = await crypto.subtle.exportKey('jwk', await crypto.subtle.importKey('spki', cert.publicKey.rawData, alg, true, ['verify']));
+    pub = await crypto.subtle.exportKey(
+      'jwk',
+      await crypto.subtle.importKey('spki', cert.publicKey.rawData, alg, true, ['verify']),
+    );
   } catch {
     return false; // the certificate's key is of another type
   }

@@ -144,7 +144,12 @@ export interface PrivateKeyInfo {
 
 /** PKCS#1 RSAPrivateKey → PKCS#8 PrivateKeyInfo. */
 export function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
-  return encodeTLV(SEQ, encodeTLV(INT, new Uint8Array([0])), encodeTLV(SEQ, encodeOID(oidRSA), NULL), encodeTLV(OCTET, pkcs1));
+  return encodeTLV(
+    SEQ,
+    encodeTLV(INT, new Uint8Array([0])),
+    encodeTLV(SEQ, encodeOID(oidRSA), NULL),
+    encodeTLV(OCTET, pkcs1),
+  );
 }
 
 /** PKCS#8 PrivateKeyInfo (RSA) → PKCS#1 RSAPrivateKey, for Go's `RSA PRIVATE KEY` files. */
@@ -163,7 +168,15 @@ export function sec1ToPkcs8(sec1: Uint8Array): { pkcs8: Uint8Array; curveOID: st
   const curveOID = decodeOID(curve.value);
   // PKCS#8 wraps the SEC1 structure (without the parameters) in an OCTET STRING.
   const inner = encodeTLV(SEQ, ...fields.filter((f) => f.tag !== 0xa0).map((f) => encodeTLV(f.tag, f.value)));
-  return { pkcs8: encodeTLV(SEQ, encodeTLV(INT, new Uint8Array([0])), encodeTLV(SEQ, encodeOID(oidEC), encodeOID(curveOID)), encodeTLV(OCTET, inner)), curveOID };
+  return {
+    pkcs8: encodeTLV(
+      SEQ,
+      encodeTLV(INT, new Uint8Array([0])),
+      encodeTLV(SEQ, encodeOID(oidEC), encodeOID(curveOID)),
+      encodeTLV(OCTET, inner),
+    ),
+    curveOID,
+  };
 }
 
 /**
@@ -185,7 +198,8 @@ export function parsePrivateKeyBlock(block: PemBlock): PrivateKeyInfo {
     const [oid, param] = readChildren(alg.value);
     const o = decodeOID(oid!.value);
     if (o === oidRSA) return { pkcs8: block.bytes, kind: 'RSA' };
-    if (o === oidEC) return { pkcs8: block.bytes, kind: 'EC', namedCurve: param ? curveByOID[decodeOID(param.value)] : undefined };
+    if (o === oidEC)
+      return { pkcs8: block.bytes, kind: 'EC', namedCurve: param ? curveByOID[decodeOID(param.value)] : undefined };
     if (o === oidEd25519) return { pkcs8: block.bytes, kind: 'Ed25519' };
     return { pkcs8: block.bytes };
   } catch {

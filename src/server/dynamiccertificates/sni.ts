@@ -57,7 +57,10 @@ export function selectByServerName<T>(byName: ReadonlyMap<string, T>, serverName
 }
 
 /** Without SNI, upstream looks up the connection's local IP (only explicit IP names match). */
-export function selectByLocalAddress<T>(byName: ReadonlyMap<string, T>, localAddress: string | undefined): T | undefined {
+export function selectByLocalAddress<T>(
+  byName: ReadonlyMap<string, T>,
+  localAddress: string | undefined,
+): T | undefined {
   if (!localAddress) return undefined;
   const ip = localAddress.startsWith('::ffff:') && isIP(localAddress.slice(7)) ? localAddress.slice(7) : localAddress;
   return isIP(ip) ? byName.get(ip.toLowerCase()) : undefined;

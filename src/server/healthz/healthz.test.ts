@@ -46,7 +46,12 @@ test('4: unknown exclude is silent unless verbose, then warns before the passed 
   assert.equal(quiet.status, 200);
   assert.equal(quiet.body, 'ok');
   const verbose = await get(s, '/readyz?exclude=nosuch&verbose');
-  assert.ok(verbose.body.endsWith('warn: some health checks cannot be excluded: no matches for "nosuch"\nreadyz check passed\n'), verbose.body);
+  assert.ok(
+    verbose.body.endsWith(
+      'warn: some health checks cannot be excluded: no matches for "nosuch"\nreadyz check passed\n',
+    ),
+    verbose.body,
+  );
 });
 
 test('5: exclude=ping excludes it; a comma list is one unknown name', async () => {
@@ -61,10 +66,15 @@ test('5: exclude=ping excludes it; a comma list is one unknown name', async () =
 });
 
 test('grouped checks are excluded with their group', async () => {
-  const s = server({ readyzChecks: [namedCheck('etcd', () => {}, 'etcd'), namedCheck('etcd-override-0', () => {}, 'etcd')] });
+  const s = server({
+    readyzChecks: [namedCheck('etcd', () => {}, 'etcd'), namedCheck('etcd-override-0', () => {}, 'etcd')],
+  });
   s.prepareRun();
   const r = await get(s, '/readyz?exclude=etcd&verbose');
-  assert.equal(r.body, '[+]etcd excluded: ok\n[+]etcd-override-0 excluded with etcd: ok\n[+]shutdown ok\nreadyz check passed\n');
+  assert.equal(
+    r.body,
+    '[+]etcd excluded: ok\n[+]etcd-override-0 excluded with etcd: ok\n[+]shutdown ok\nreadyz check passed\n',
+  );
 });
 
 test('6: a blocked post-start hook fails readyz (reason withheld) and its subpath (reason shown)', async () => {
@@ -120,7 +130,10 @@ test('health endpoints are method-agnostic', async () => {
 
 test('adding a check after the endpoint is installed fails as upstream', () => {
   const s = server().prepareRun();
-  assert.throws(() => s.addHealthChecks(namedCheck('late', () => {})), /unable to add because the \/healthz endpoint has already been created/);
+  assert.throws(
+    () => s.addHealthChecks(namedCheck('late', () => {})),
+    /unable to add because the \/healthz endpoint has already been created/,
+  );
   assert.throws(() => s.addPostStartHook('late', () => {}), /endpoint has already been created/);
 });
 

@@ -16,14 +16,23 @@ function parsed(args: string[]): { o: AuditOptions; fs: FlagSet } {
   return { o, fs };
 }
 
-function ctx(files: Record<string, string> = {}, extra: Partial<ApplyContext> = {}): ApplyContext & { lines: string[] } {
+function ctx(
+  files: Record<string, string> = {},
+  extra: Partial<ApplyContext> = {},
+): ApplyContext & { lines: string[] } {
   const lines: string[] = [];
-  const logger: Logger = { enabled: () => true, info: (m) => lines.push(m), warning: (m) => lines.push(m), error: (m) => lines.push(m) };
+  const logger: Logger = {
+    enabled: () => true,
+    info: (m) => lines.push(m),
+    warning: (m) => lines.push(m),
+    error: (m) => lines.push(m),
+  };
   return { fileSystem: new MemoryFileSystem(files), logger, lines, ...extra };
 }
 
 const policy = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n';
-const kubeconfig = 'clusters: [{name: c, cluster: {server: "http://127.0.0.1:9/audit"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n';
+const kubeconfig =
+  'clusters: [{name: c, cluster: {server: "http://127.0.0.1:9/audit"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n';
 
 test('audit flags: upstream names and defaults in the Auditing section', () => {
   const { fs } = parsed([]);
@@ -60,7 +69,15 @@ test('audit flags: upstream names and defaults in the Auditing section', () => {
 test('audit flags: validation messages as upstream (only for enabled backends)', () => {
   assert.deepEqual(parsed(['--audit-log-mode=sync', '--audit-webhook-mode=x']).o.validate(), []);
   assert.deepEqual(
-    parsed(['--audit-log-path=-', '--audit-log-mode=sync', '--audit-log-format=xml', '--audit-log-maxage=-1', '--audit-log-maxbackup=-2', '--audit-log-maxsize=-3', '--audit-log-version=audit.k8s.io/v1beta1']).o.validate(),
+    parsed([
+      '--audit-log-path=-',
+      '--audit-log-mode=sync',
+      '--audit-log-format=xml',
+      '--audit-log-maxage=-1',
+      '--audit-log-maxbackup=-2',
+      '--audit-log-maxsize=-3',
+      '--audit-log-version=audit.k8s.io/v1beta1',
+    ]).o.validate(),
     [
       'invalid audit log mode sync, allowed modes are "batch,blocking,blocking-strict"',
       'invalid group version, allowed versions are "[audit.k8s.io/v1]"',
@@ -71,8 +88,15 @@ test('audit flags: validation messages as upstream (only for enabled backends)',
     ],
   );
   assert.deepEqual(
-    parsed(['--audit-webhook-config-file=/k', '--audit-webhook-batch-buffer-size=0', '--audit-webhook-truncate-max-event-size=0']).o.validate(),
-    ['invalid audit batch webhook buffer size 0, must be a positive number', 'invalid audit truncate webhook max event size 0, must be a positive number'],
+    parsed([
+      '--audit-webhook-config-file=/k',
+      '--audit-webhook-batch-buffer-size=0',
+      '--audit-webhook-truncate-max-event-size=0',
+    ]).o.validate(),
+    [
+      'invalid audit batch webhook buffer size 0, must be a positive number',
+      'invalid audit truncate webhook max event size 0, must be a positive number',
+    ],
   );
   assert.deepEqual(parsed(['--audit-webhook-config-file=/k', '--audit-webhook-batch-throttle-qps=0']).o.validate(), [
     'invalid audit batch webhook throttle QPS 0, must be a positive number',
@@ -85,10 +109,12 @@ test('audit flags: validation messages as upstream (only for enabled backends)',
 test('audit ApplyTo: policy errors name the file and stop the start', async () => {
   const c = ctx({ '/p.yaml': policy.replace('Metadata', 'Everything') });
   await assert.rejects(parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=-']).o.applyTo(newConfig(), c), {
-    message: 'loading audit policy file: rules[0].level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse": from file /p.yaml',
+    message:
+      'loading audit policy file: rules[0].level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse": from file /p.yaml',
   });
   await assert.rejects(parsed(['--audit-policy-file=/none.yaml']).o.applyTo(newConfig(), c), {
-    message: 'loading audit policy file: failed to read file path "/none.yaml": open /none.yaml: no such file or directory',
+    message:
+      'loading audit policy file: failed to read file path "/none.yaml": open /none.yaml: no such file or directory',
   });
 });
 
@@ -97,12 +123,20 @@ test('audit ApplyTo: backends by mode, union of log and webhook; no policy → n
   const writer: AuditWriter = { write: (d) => void written.push(d) };
   const c = ctx({ '/p.yaml': policy, '/k.yaml': kubeconfig }, { openAuditLog: async () => writer });
   const config = newConfig();
-  await parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=/var/log/audit.log', '--audit-webhook-config-file=/k.yaml', '--audit-webhook-truncate-enabled']).o.applyTo(config, c);
+  await parsed([
+    '--audit-policy-file=/p.yaml',
+    '--audit-log-path=/var/log/audit.log',
+    '--audit-webhook-config-file=/k.yaml',
+    '--audit-webhook-truncate-enabled',
+  ]).o.applyTo(config, c);
   assert.equal(String(config.audit?.backend), 'union[ignoreErrors<log>,truncate<buffered<webhook>>]');
   assert.ok(config.audit?.policyRuleEvaluator);
 
   const strict = newConfig();
-  await parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=-', '--audit-log-mode=blocking-strict']).o.applyTo(strict, c);
+  await parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=-', '--audit-log-mode=blocking-strict']).o.applyTo(
+    strict,
+    c,
+  );
   assert.equal(String(strict.audit?.backend), 'log');
   const batch = newConfig();
   await parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=-', '--audit-log-mode=batch']).o.applyTo(batch, c);
@@ -116,10 +150,18 @@ test('audit ApplyTo: backends by mode, union of log and webhook; no policy → n
 
 test('audit ApplyTo: a file path needs the platform writer; webhook kubeconfig errors', async () => {
   const c = ctx({ '/p.yaml': policy, '/bad.yaml': 'apiVersion: v1\n' });
-  await assert.rejects(parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=/var/log/audit.log']).o.applyTo(newConfig(), c), {
-    message: '--audit-log-path=/var/log/audit.log: this platform cannot write files; use "-" (standard out) or --audit-webhook-config-file',
-  });
-  await assert.rejects(parsed(['--audit-policy-file=/p.yaml', '--audit-webhook-config-file=/bad.yaml']).o.applyTo(newConfig(), c), {
-    message: 'initializing audit webhook: invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
-  });
+  await assert.rejects(
+    parsed(['--audit-policy-file=/p.yaml', '--audit-log-path=/var/log/audit.log']).o.applyTo(newConfig(), c),
+    {
+      message:
+        '--audit-log-path=/var/log/audit.log: this platform cannot write files; use "-" (standard out) or --audit-webhook-config-file',
+    },
+  );
+  await assert.rejects(
+    parsed(['--audit-policy-file=/p.yaml', '--audit-webhook-config-file=/bad.yaml']).o.applyTo(newConfig(), c),
+    {
+      message:
+        'initializing audit webhook: invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
+    },
+  );
 });

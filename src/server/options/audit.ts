@@ -87,7 +87,8 @@ function float32Flag(fs: FlagSet, name: string, def: number, usage: string): Fla
     typeName: 'float32',
     set: (raw) => {
       const t = raw.trim();
-      if (t === '' || Number.isNaN(Number(t))) throw new FlagError(`strconv.ParseFloat: parsing ${goQuote(raw)}: invalid syntax`);
+      if (t === '' || Number.isNaN(Number(t)))
+        throw new FlagError(`strconv.ParseFloat: parsing ${goQuote(raw)}: invalid syntax`);
       return Math.fround(Number(t));
     },
     formatDefault: (v) => (v ? String(v) : ''),
@@ -107,10 +108,18 @@ function addBatchFlags(fs: FlagSet, reg: Register, plugin: string, d: BatchDefau
     );
   });
   reg(`audit-${plugin}-batch-buffer-size`, () => {
-    b.bufferSize = fs.int(`audit-${plugin}-batch-buffer-size`, d.bufferSize, 'The size of the buffer to store events before batching and writing. Only used in batch mode.');
+    b.bufferSize = fs.int(
+      `audit-${plugin}-batch-buffer-size`,
+      d.bufferSize,
+      'The size of the buffer to store events before batching and writing. Only used in batch mode.',
+    );
   });
   reg(`audit-${plugin}-batch-max-size`, () => {
-    b.maxSize = fs.int(`audit-${plugin}-batch-max-size`, d.maxSize, 'The maximum size of a batch. Only used in batch mode.');
+    b.maxSize = fs.int(
+      `audit-${plugin}-batch-max-size`,
+      d.maxSize,
+      'The maximum size of a batch. Only used in batch mode.',
+    );
   });
   reg(`audit-${plugin}-batch-max-wait`, () => {
     b.maxWait = fs.duration(
@@ -120,10 +129,19 @@ function addBatchFlags(fs: FlagSet, reg: Register, plugin: string, d: BatchDefau
     );
   });
   reg(`audit-${plugin}-batch-throttle-enable`, () => {
-    b.throttleEnable = fs.bool(`audit-${plugin}-batch-throttle-enable`, d.throttleEnable, 'Whether batching throttling is enabled. Only used in batch mode.');
+    b.throttleEnable = fs.bool(
+      `audit-${plugin}-batch-throttle-enable`,
+      d.throttleEnable,
+      'Whether batching throttling is enabled. Only used in batch mode.',
+    );
   });
   reg(`audit-${plugin}-batch-throttle-qps`, () => {
-    b.throttleQPS = float32Flag(fs, `audit-${plugin}-batch-throttle-qps`, d.throttleQPS, 'Maximum average number of batches per second. Only used in batch mode.');
+    b.throttleQPS = float32Flag(
+      fs,
+      `audit-${plugin}-batch-throttle-qps`,
+      d.throttleQPS,
+      'Maximum average number of batches per second. Only used in batch mode.',
+    );
   });
   reg(`audit-${plugin}-batch-throttle-burst`, () => {
     b.throttleBurst = fs.int(
@@ -163,17 +181,22 @@ function validateBatch(plugin: string, b: BatchFlags): string | undefined {
     return `invalid audit ${plugin} mode ${mode}, allowed modes are ${goQuote(allowedModes.join(','))}`;
   }
   if (mode !== 'batch') return undefined;
-  if (b.bufferSize.value <= 0) return `invalid audit batch ${plugin} buffer size ${b.bufferSize.value}, must be a positive number`;
-  if (b.maxSize.value <= 0) return `invalid audit batch ${plugin} max batch size ${b.maxSize.value}, must be a positive number`;
+  if (b.bufferSize.value <= 0)
+    return `invalid audit batch ${plugin} buffer size ${b.bufferSize.value}, must be a positive number`;
+  if (b.maxSize.value <= 0)
+    return `invalid audit batch ${plugin} max batch size ${b.maxSize.value}, must be a positive number`;
   if (b.throttleEnable.value) {
-    if (b.throttleQPS.value <= 0) return `invalid audit batch ${plugin} throttle QPS ${b.throttleQPS.value}, must be a positive number`;
-    if (b.throttleBurst.value <= 0) return `invalid audit batch ${plugin} throttle burst ${b.throttleBurst.value}, must be a positive number`;
+    if (b.throttleQPS.value <= 0)
+      return `invalid audit batch ${plugin} throttle QPS ${b.throttleQPS.value}, must be a positive number`;
+    if (b.throttleBurst.value <= 0)
+      return `invalid audit batch ${plugin} throttle burst ${b.throttleBurst.value}, must be a positive number`;
   }
   return undefined;
 }
 
 function validateTruncate(plugin: string, t: TruncateFlags): string | undefined {
-  if (t.maxEventSize.value <= 0) return `invalid audit truncate ${plugin} max event size ${t.maxEventSize.value}, must be a positive number`;
+  if (t.maxEventSize.value <= 0)
+    return `invalid audit truncate ${plugin} max event size ${t.maxEventSize.value}, must be a positive number`;
   if (t.maxBatchSize.value < t.maxEventSize.value) {
     return `invalid audit truncate ${plugin} max batch size ${t.maxBatchSize.value}, must be greater than max event size (${t.maxEventSize.value})`;
   }
@@ -223,9 +246,21 @@ export class AuditOptions implements OptionsGroup {
     fs.section('Auditing');
     const defs: [string, () => void][] = [];
     const reg: Register = (name, make) => void defs.push([name, make]);
-    reg('audit-policy-file', () => (this.policyFile = fs.string('audit-policy-file', '', 'Path to the file that defines the audit policy configuration.')));
+    reg(
+      'audit-policy-file',
+      () =>
+        (this.policyFile = fs.string(
+          'audit-policy-file',
+          '',
+          'Path to the file that defines the audit policy configuration.',
+        )),
+    );
     reg('audit-log-path', () => {
-      this.logPath = fs.string('audit-log-path', '', "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.");
+      this.logPath = fs.string(
+        'audit-log-path',
+        '',
+        "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.",
+      );
     });
     reg('audit-log-maxage', () => {
       this.logMaxAge = fs.int(
@@ -256,24 +291,52 @@ export class AuditOptions implements OptionsGroup {
       );
     });
     reg('audit-log-version', () => {
-      this.logVersion = fs.string('audit-log-version', 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to log.');
+      this.logVersion = fs.string(
+        'audit-log-version',
+        'audit.k8s.io/v1',
+        'API group and version used for serializing audit events written to log.',
+      );
     });
-    reg('audit-log-compress', () => (this.logCompress = fs.bool('audit-log-compress', false, 'If set, the rotated log files will be compressed using gzip.')));
+    reg(
+      'audit-log-compress',
+      () =>
+        (this.logCompress = fs.bool(
+          'audit-log-compress',
+          false,
+          'If set, the rotated log files will be compressed using gzip.',
+        )),
+    );
     this.logBatch = addBatchFlags(fs, reg, 'log', logBatchDefaults);
     this.logTruncate = addTruncateFlags(fs, reg, 'log');
     reg('audit-webhook-config-file', () => {
-      this.webhookConfigFile = fs.string('audit-webhook-config-file', '', 'Path to a kubeconfig formatted file that defines the audit webhook configuration.');
+      this.webhookConfigFile = fs.string(
+        'audit-webhook-config-file',
+        '',
+        'Path to a kubeconfig formatted file that defines the audit webhook configuration.',
+      );
     });
     reg('audit-webhook-initial-backoff', () => {
-      this.webhookInitialBackoff = fs.duration('audit-webhook-initial-backoff', 10e9, 'The amount of time to wait before retrying the first failed request.');
+      this.webhookInitialBackoff = fs.duration(
+        'audit-webhook-initial-backoff',
+        10e9,
+        'The amount of time to wait before retrying the first failed request.',
+      );
     });
     reg('audit-webhook-batch-initial-backoff', () => {
-      this.webhookBatchInitialBackoff = fs.duration('audit-webhook-batch-initial-backoff', 10e9, 'The amount of time to wait before retrying the first failed request.');
+      this.webhookBatchInitialBackoff = fs.duration(
+        'audit-webhook-batch-initial-backoff',
+        10e9,
+        'The amount of time to wait before retrying the first failed request.',
+      );
       this.webhookBatchInitialBackoff.def.hidden = true;
       this.webhookBatchInitialBackoff.def.deprecated = 'Deprecated, use --audit-webhook-initial-backoff instead.';
     });
     reg('audit-webhook-version', () => {
-      this.webhookVersion = fs.string('audit-webhook-version', 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to webhook.');
+      this.webhookVersion = fs.string(
+        'audit-webhook-version',
+        'audit.k8s.io/v1',
+        'API group and version used for serializing audit events written to webhook.',
+      );
     });
     this.webhookBatch = addBatchFlags(fs, reg, 'webhook', webhookBatchDefaults);
     this.webhookTruncate = addTruncateFlags(fs, reg, 'webhook');
@@ -296,11 +359,15 @@ export class AuditOptions implements OptionsGroup {
       push(validateTruncate('log', this.logTruncate));
       push(validateGroupVersion(this.logVersion.value));
       if (!(allowedLogFormats as readonly string[]).includes(this.logFormat.value)) {
-        errs.push(`invalid audit log format ${this.logFormat.value}, allowed formats are ${goQuote(allowedLogFormats.join(','))}`);
+        errs.push(
+          `invalid audit log format ${this.logFormat.value}, allowed formats are ${goQuote(allowedLogFormats.join(','))}`,
+        );
       }
       if (this.logMaxAge.value < 0) errs.push(`--audit-log-maxage ${this.logMaxAge.value} can't be a negative number`);
-      if (this.logMaxBackup.value < 0) errs.push(`--audit-log-maxbackup ${this.logMaxBackup.value} can't be a negative number`);
-      if (this.logMaxSize.value < 0) errs.push(`--audit-log-maxsize ${this.logMaxSize.value} can't be a negative number`);
+      if (this.logMaxBackup.value < 0)
+        errs.push(`--audit-log-maxbackup ${this.logMaxBackup.value} can't be a negative number`);
+      if (this.logMaxSize.value < 0)
+        errs.push(`--audit-log-maxsize ${this.logMaxSize.value} can't be a negative number`);
     }
     if (this.webhookEnabled()) {
       push(validateBatch('webhook', this.webhookBatch));
@@ -351,19 +418,27 @@ export class AuditOptions implements OptionsGroup {
           compress: this.logCompress.value,
         });
       } else {
-        throw new Error(`--audit-log-path=${path}: this platform cannot write files; use "-" (standard out) or --audit-webhook-config-file`);
+        throw new Error(
+          `--audit-log-path=${path}: this platform cannot write files; use "-" (standard out) or --audit-webhook-config-file`,
+        );
       }
-      if (!evaluator) logger.info('No audit policy file provided, no events will be recorded for log backend', undefined, 2);
+      if (!evaluator)
+        logger.info('No audit policy file provided, no events will be recorded for log backend', undefined, 2);
       else {
         const format = this.logFormat.value as LogFormat;
-        logBackend = this.wrapTruncate(this.wrapMode(new LogBackend(writer, format, logger, this.metrics), this.logBatch, false, logger), this.logTruncate, logger);
+        logBackend = this.wrapTruncate(
+          this.wrapMode(new LogBackend(writer, format, logger, this.metrics), this.logBatch, false, logger),
+          this.logTruncate,
+          logger,
+        );
       }
     }
 
     // 3. The webhook backend.
     let webhookBackend: AuditBackend | undefined;
     if (this.webhookEnabled()) {
-      if (!evaluator) logger.info('No audit policy file provided, no events will be recorded for webhook backend', undefined, 2);
+      if (!evaluator)
+        logger.info('No audit policy file provided, no events will be recorded for webhook backend', undefined, 2);
       else {
         let client;
         try {
@@ -375,9 +450,15 @@ export class AuditOptions implements OptionsGroup {
         let fetchFn: FetchFunction | undefined;
         if (needsTLSFetch(tls)) {
           if (ctx.webhookFetch) fetchFn = ctx.webhookFetch(tls);
-          else logger.warning('Audit webhook kubeconfig has TLS settings this platform cannot apply; using its fetch() and trust store', { server: client.server });
+          else
+            logger.warning(
+              'Audit webhook kubeconfig has TLS settings this platform cannot apply; using its fetch() and trust store',
+              { server: client.server },
+            );
         }
-        const initial = this.webhookBatchInitialBackoff.changed ? this.webhookBatchInitialBackoff.value : this.webhookInitialBackoff.value;
+        const initial = this.webhookBatchInitialBackoff.changed
+          ? this.webhookBatchInitialBackoff.value
+          : this.webhookInitialBackoff.value;
         const webhook = new WebhookBackend({
           client,
           backoff: defaultRetryBackoff(initial / 1e6),
@@ -386,7 +467,11 @@ export class AuditOptions implements OptionsGroup {
           metrics: this.metrics,
           userAgent: `kube-apiserver/${config.version.gitVersion}`,
         });
-        webhookBackend = this.wrapTruncate(this.wrapMode(webhook, this.webhookBatch, true, logger), this.webhookTruncate, logger);
+        webhookBackend = this.wrapTruncate(
+          this.wrapMode(webhook, this.webhookBatch, true, logger),
+          this.webhookTruncate,
+          logger,
+        );
       }
     }
 

@@ -24,11 +24,25 @@ import { newTokenFileAuthenticator } from '../../authentication/tokenfile.ts';
 import { AuthenticatedGroupAdder, UnionAuthenticator, UnionTokenAuthenticator } from '../../authentication/union.ts';
 import { CertPool, X509Authenticator } from '../../authentication/x509.ts';
 import { newSecureRequestHeaderAuthenticator, type RequestHeaderConfig } from '../../authentication/requestheader.ts';
-import { parsePrivateKeyPEM, parsePublicKeysPEM, type PublicKeyEntry, type SigningKey } from '../../authentication/keys.ts';
+import {
+  parsePrivateKeyPEM,
+  parsePublicKeysPEM,
+  type PublicKeyEntry,
+  type SigningKey,
+} from '../../authentication/keys.ts';
 import { ServiceAccountTokenAuthenticator } from '../../authentication/serviceaccount.ts';
 import { newOpenIDMetadata, openIDMetadataInstaller } from '../../authentication/openid.ts';
-import { allowedSigningAlgorithms, JWTAuthenticator, type Fetch, type JWTAuthenticatorConfig } from '../../authentication/jwt.ts';
-import { legacyOIDCConfig, parseAuthenticationConfiguration, type AuthenticationConfiguration } from '../../authentication/authentication-config.ts';
+import {
+  allowedSigningAlgorithms,
+  JWTAuthenticator,
+  type Fetch,
+  type JWTAuthenticatorConfig,
+} from '../../authentication/jwt.ts';
+import {
+  legacyOIDCConfig,
+  parseAuthenticationConfiguration,
+  type AuthenticationConfiguration,
+} from '../../authentication/authentication-config.ts';
 import { WebhookTokenAuthenticator } from '../../authentication/webhook.ts';
 import { loadWebhookKubeconfig, type WebhookTLSConfig } from '../../util/webhook/kubeconfig.ts';
 
@@ -92,67 +106,170 @@ export class AuthenticationOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Authentication');
-    this.anonymousAuth = fs.bool('anonymous-auth', true,
-      'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.');
-    this.apiAudiences = fs.stringSlice('api-audiences', [],
-      'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.');
-    this.authenticationConfig = fs.string('authentication-config', '',
-      'File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. Note: This feature is in Alpha since v1.29.--feature-gate=StructuredAuthenticationConfiguration=true needs to be set for enabling this feature.This feature is mutually exclusive with the oidc-* flags.');
-    this.webhookCacheTTL = fs.duration('authentication-token-webhook-cache-ttl', 2 * minute,
-      'The duration to cache responses from the webhook token authenticator.');
-    this.webhookConfigFile = fs.string('authentication-token-webhook-config-file', '',
-      'File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.');
-    this.webhookVersion = fs.string('authentication-token-webhook-version', 'v1beta1',
-      'The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.');
-    this.clientCAFile = fs.string('client-ca-file', '',
-      'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.');
-    this.oidcCAFile = fs.string('oidc-ca-file', '',
-      "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.");
-    this.oidcClientID = fs.string('oidc-client-id', '', 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.');
-    this.oidcGroupsClaim = fs.string('oidc-groups-claim', '',
-      'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings. This flag is experimental, please see the authentication documentation for further details.');
-    this.oidcGroupsPrefix = fs.string('oidc-groups-prefix', '',
-      'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.');
-    this.oidcIssuerURL = fs.string('oidc-issuer-url', '',
-      'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).');
-    this.oidcRequiredClaim = mapStringStringNoSplit(fs, 'oidc-required-claim',
-      'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.');
-    this.oidcSigningAlgs = fs.stringSlice('oidc-signing-algs', ['RS256'],
-      "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.");
-    this.oidcUsernameClaim = fs.string('oidc-username-claim', 'sub',
-      "The OpenID claim to use as the user name. Note that claims other than the default ('sub') is not guaranteed to be unique and immutable. This flag is experimental, please see the authentication documentation for further details.");
-    this.oidcUsernamePrefix = fs.string('oidc-username-prefix', '',
-      "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.");
-    this.requestHeaderAllowedNames = fs.stringSlice('requestheader-allowed-names', [],
-      'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.');
-    this.requestHeaderClientCAFile = fs.string('requestheader-client-ca-file', '',
-      'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.');
-    this.requestHeaderExtraHeadersPrefix = fs.stringSlice('requestheader-extra-headers-prefix', [],
-      'List of request header prefixes to inspect. X-Remote-Extra- is suggested.');
-    this.requestHeaderGroupHeaders = fs.stringSlice('requestheader-group-headers', [], 'List of request headers to inspect for groups. X-Remote-Group is suggested.');
-    this.requestHeaderUIDHeaders = fs.stringSlice('requestheader-uid-headers', [],
-      'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.');
-    this.requestHeaderUsernameHeaders = fs.stringSlice('requestheader-username-headers', [], 'List of request headers to inspect for usernames. X-Remote-User is common.');
-    this.serviceAccountIssuer = fs.stringArray('service-account-issuer', [],
-      'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. This value is a string or URI. If this option is not a valid URI per the OpenID Discovery 1.0 spec, the ServiceAccountIssuerDiscovery feature will remain disabled, even if the feature gate is set to true. It is highly recommended that this value comply with the OpenID spec: https://openid.net/specs/openid-connect-discovery-1_0.html. In practice, this means that service-account-issuer must be an https URL. It is also highly recommended that this URL be capable of serving OpenID discovery documents at {service-account-issuer}/.well-known/openid-configuration. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.');
-    this.serviceAccountJWKSURI = fs.string('service-account-jwks-uri', '',
-      "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. This flag is useful if the discovery docand key set are served to relying parties from a URL other than the API server's external (as auto-detected or overridden with external-hostname).");
-    this.serviceAccountKeyFile = fs.stringArray('service-account-key-file', [],
-      'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, --tls-private-key-file is used. Must be specified when --service-account-signing-key-file is provided');
-    this.serviceAccountLookup = fs.bool('service-account-lookup', true, 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.');
-    this.serviceAccountMaxTokenExpiration = fs.duration('service-account-max-token-expiration', 0,
-      'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.');
-    this.serviceAccountSigningKeyFile = fs.string('service-account-signing-key-file', '',
-      'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.');
-    this.tokenAuthFile = fs.string('token-auth-file', '', 'If set, the file that will be used to secure the secure port of the API server via token authentication.');
+    this.anonymousAuth = fs.bool(
+      'anonymous-auth',
+      true,
+      'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.',
+    );
+    this.apiAudiences = fs.stringSlice(
+      'api-audiences',
+      [],
+      'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.',
+    );
+    this.authenticationConfig = fs.string(
+      'authentication-config',
+      '',
+      'File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. Note: This feature is in Alpha since v1.29.--feature-gate=StructuredAuthenticationConfiguration=true needs to be set for enabling this feature.This feature is mutually exclusive with the oidc-* flags.',
+    );
+    this.webhookCacheTTL = fs.duration(
+      'authentication-token-webhook-cache-ttl',
+      2 * minute,
+      'The duration to cache responses from the webhook token authenticator.',
+    );
+    this.webhookConfigFile = fs.string(
+      'authentication-token-webhook-config-file',
+      '',
+      'File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.',
+    );
+    this.webhookVersion = fs.string(
+      'authentication-token-webhook-version',
+      'v1beta1',
+      'The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.',
+    );
+    this.clientCAFile = fs.string(
+      'client-ca-file',
+      '',
+      'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
+    );
+    this.oidcCAFile = fs.string(
+      'oidc-ca-file',
+      '',
+      "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.",
+    );
+    this.oidcClientID = fs.string(
+      'oidc-client-id',
+      '',
+      'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.',
+    );
+    this.oidcGroupsClaim = fs.string(
+      'oidc-groups-claim',
+      '',
+      'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings. This flag is experimental, please see the authentication documentation for further details.',
+    );
+    this.oidcGroupsPrefix = fs.string(
+      'oidc-groups-prefix',
+      '',
+      'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.',
+    );
+    this.oidcIssuerURL = fs.string(
+      'oidc-issuer-url',
+      '',
+      'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).',
+    );
+    this.oidcRequiredClaim = mapStringStringNoSplit(
+      fs,
+      'oidc-required-claim',
+      'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.',
+    );
+    this.oidcSigningAlgs = fs.stringSlice(
+      'oidc-signing-algs',
+      ['RS256'],
+      "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.",
+    );
+    this.oidcUsernameClaim = fs.string(
+      'oidc-username-claim',
+      'sub',
+      "The OpenID claim to use as the user name. Note that claims other than the default ('sub') is not guaranteed to be unique and immutable. This flag is experimental, please see the authentication documentation for further details.",
+    );
+    this.oidcUsernamePrefix = fs.string(
+      'oidc-username-prefix',
+      '',
+      "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.",
+    );
+    this.requestHeaderAllowedNames = fs.stringSlice(
+      'requestheader-allowed-names',
+      [],
+      'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.',
+    );
+    this.requestHeaderClientCAFile = fs.string(
+      'requestheader-client-ca-file',
+      '',
+      'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.',
+    );
+    this.requestHeaderExtraHeadersPrefix = fs.stringSlice(
+      'requestheader-extra-headers-prefix',
+      [],
+      'List of request header prefixes to inspect. X-Remote-Extra- is suggested.',
+    );
+    this.requestHeaderGroupHeaders = fs.stringSlice(
+      'requestheader-group-headers',
+      [],
+      'List of request headers to inspect for groups. X-Remote-Group is suggested.',
+    );
+    this.requestHeaderUIDHeaders = fs.stringSlice(
+      'requestheader-uid-headers',
+      [],
+      'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.',
+    );
+    this.requestHeaderUsernameHeaders = fs.stringSlice(
+      'requestheader-username-headers',
+      [],
+      'List of request headers to inspect for usernames. X-Remote-User is common.',
+    );
+    this.serviceAccountIssuer = fs.stringArray(
+      'service-account-issuer',
+      [],
+      'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. This value is a string or URI. If this option is not a valid URI per the OpenID Discovery 1.0 spec, the ServiceAccountIssuerDiscovery feature will remain disabled, even if the feature gate is set to true. It is highly recommended that this value comply with the OpenID spec: https://openid.net/specs/openid-connect-discovery-1_0.html. In practice, this means that service-account-issuer must be an https URL. It is also highly recommended that this URL be capable of serving OpenID discovery documents at {service-account-issuer}/.well-known/openid-configuration. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.',
+    );
+    this.serviceAccountJWKSURI = fs.string(
+      'service-account-jwks-uri',
+      '',
+      "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. This flag is useful if the discovery docand key set are served to relying parties from a URL other than the API server's external (as auto-detected or overridden with external-hostname).",
+    );
+    this.serviceAccountKeyFile = fs.stringArray(
+      'service-account-key-file',
+      [],
+      'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, --tls-private-key-file is used. Must be specified when --service-account-signing-key-file is provided',
+    );
+    this.serviceAccountLookup = fs.bool(
+      'service-account-lookup',
+      true,
+      'If true, validate ServiceAccount tokens exist in etcd as part of authentication.',
+    );
+    this.serviceAccountMaxTokenExpiration = fs.duration(
+      'service-account-max-token-expiration',
+      0,
+      'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.',
+    );
+    this.serviceAccountSigningKeyFile = fs.string(
+      'service-account-signing-key-file',
+      '',
+      'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.',
+    );
+    this.tokenAuthFile = fs.string(
+      'token-auth-file',
+      '',
+      'If set, the file that will be used to secure the secure port of the API server via token authentication.',
+    );
   }
 
   validate(): string[] {
     const errs: string[] = [];
     const oidcSet = this.oidcIssuerURL.value !== '' || this.oidcClientID.value !== '';
     if (this.authenticationConfig.value) {
-      const oidcFlags = [this.oidcCAFile, this.oidcClientID, this.oidcGroupsClaim, this.oidcGroupsPrefix, this.oidcIssuerURL, this.oidcRequiredClaim, this.oidcSigningAlgs, this.oidcUsernameClaim, this.oidcUsernamePrefix];
-      if (oidcFlags.some((f) => f.changed)) errs.push('authentication-config file and oidc-* flags are mutually exclusive');
+      const oidcFlags = [
+        this.oidcCAFile,
+        this.oidcClientID,
+        this.oidcGroupsClaim,
+        this.oidcGroupsPrefix,
+        this.oidcIssuerURL,
+        this.oidcRequiredClaim,
+        this.oidcSigningAlgs,
+        this.oidcUsernameClaim,
+        this.oidcUsernamePrefix,
+      ];
+      if (oidcFlags.some((f) => f.changed))
+        errs.push('authentication-config file and oidc-* flags are mutually exclusive');
     } else if ((this.oidcIssuerURL.value !== '') !== (this.oidcClientID.value !== '')) {
       errs.push('oidc-issuer-url and oidc-client-id must be specified together');
     }
@@ -163,10 +280,14 @@ export class AuthenticationOptions implements OptionsGroup {
       } catch {
         errs.push(`oidc-issuer-url: Invalid value: ${goQuote(this.oidcIssuerURL.value)}: url must be a valid URL`);
       }
-      if (u && u.protocol !== 'https:') errs.push(`oidc-issuer-url: Invalid value: ${goQuote(this.oidcIssuerURL.value)}: URL scheme must be https`);
+      if (u && u.protocol !== 'https:')
+        errs.push(`oidc-issuer-url: Invalid value: ${goQuote(this.oidcIssuerURL.value)}: URL scheme must be https`);
     }
     for (const alg of this.oidcSigningAlgs.value) {
-      if (!allowedSigningAlgorithms.includes(alg)) errs.push(`oidc-signing-algs: Unsupported value: ${goQuote(alg)}: supported values: ${allowedSigningAlgorithms.map(goQuote).join(', ')}`);
+      if (!allowedSigningAlgorithms.includes(alg))
+        errs.push(
+          `oidc-signing-algs: Unsupported value: ${goQuote(alg)}: supported values: ${allowedSigningAlgorithms.map(goQuote).join(', ')}`,
+        );
     }
     const issuers = this.serviceAccountIssuer.value;
     const seen = new Set<string>();
@@ -192,7 +313,9 @@ export class AuthenticationOptions implements OptionsGroup {
       }
     }
     if (this.serviceAccountSigningKeyFile.value && !issuers.length) {
-      errs.push('--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together');
+      errs.push(
+        '--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together',
+      );
     }
     for (const [flag, values] of [
       ['requestheader-username-headers', this.requestHeaderUsernameHeaders.value],
@@ -204,7 +327,9 @@ export class AuthenticationOptions implements OptionsGroup {
       if (values.some((v) => v.trim() === '')) errs.push(`empty value in ${goQuote(flag)}`);
     }
     if (!['v1', 'v1beta1'].includes(this.webhookVersion.value)) {
-      errs.push(`authentication-token-webhook-version: Unsupported value: ${goQuote(this.webhookVersion.value)}: supported values: "v1", "v1beta1"`);
+      errs.push(
+        `authentication-token-webhook-version: Unsupported value: ${goQuote(this.webhookVersion.value)}: supported values: "v1", "v1beta1"`,
+      );
     }
     return errs;
   }
@@ -215,7 +340,10 @@ export class AuthenticationOptions implements OptionsGroup {
     const read = (path: string) => readTextFile(fs, path);
     const tlsFetch = (tls: WebhookTLSConfig): Fetch | undefined => {
       const f = ctx.webhookFetch?.(tls);
-      return f ? (input, init) => f(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, init ?? {}) : undefined;
+      return f
+        ? (input, init) =>
+            f(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, init ?? {})
+        : undefined;
     };
 
     // --- structured configuration (validated before anything is built)
@@ -226,10 +354,14 @@ export class AuthenticationOptions implements OptionsGroup {
       try {
         structured = parseAuthenticationConfiguration(await read(path), issuers);
       } catch (err) {
-        throw new Error(`failed to load authentication configuration from file ${goQuote(path)}: ${(err as Error).message}`);
+        throw new Error(
+          `failed to load authentication configuration from file ${goQuote(path)}: ${(err as Error).message}`,
+        );
       }
       if (structured.anonymous && this.anonymousAuth.changed) {
-        throw new Error('anonymous is configured in the authentication configuration file and --anonymous-auth flag is set; they are mutually exclusive');
+        throw new Error(
+          'anonymous is configured in the authentication configuration file and --anonymous-auth flag is set; they are mutually exclusive',
+        );
       }
     }
 
@@ -257,7 +389,12 @@ export class AuthenticationOptions implements OptionsGroup {
       };
       config.authentication.requestHeaderClientCA = pem;
       config.authentication.requestHeaderConfig = rh;
-      requestAuthenticators.push(wrapAudienceAgnosticRequest(apiAudiences, newSecureRequestHeaderAuthenticator(() => pool.current, rh)));
+      requestAuthenticators.push(
+        wrapAudienceAgnosticRequest(
+          apiAudiences,
+          newSecureRequestHeaderAuthenticator(() => pool.current, rh),
+        ),
+      );
     }
     if (this.clientCAFile.value) {
       const path = this.clientCAFile.value;
@@ -300,7 +437,9 @@ export class AuthenticationOptions implements OptionsGroup {
       }
     }
     if (issuers.length && saKeys.length) {
-      tokenAuthenticators.push(new ServiceAccountTokenAuthenticator({ issuers, keys: saKeys, implicitAudiences: apiAudiences }));
+      tokenAuthenticators.push(
+        new ServiceAccountTokenAuthenticator({ issuers, keys: saKeys, implicitAudiences: apiAudiences }),
+      );
       // Built at New() time so that an external address set after the flags still counts.
       const jwksURI = this.serviceAccountJWKSURI.value;
       const keys = saKeys;
@@ -308,14 +447,20 @@ export class AuthenticationOptions implements OptionsGroup {
         try {
           openIDMetadataInstaller(newOpenIDMetadata(issuers[0]!, jwksURI, server.config.externalAddress, keys))(server);
         } catch (err) {
-          server.config.logger.warning(`Could not set up OpenID discovery for the service account issuer: ${(err as Error).message}`);
+          server.config.logger.warning(
+            `Could not set up OpenID discovery for the service account issuer: ${(err as Error).message}`,
+          );
         }
       });
     } else if (issuers.length) {
-      logger.warning('--service-account-issuer is set but no --service-account-key-file or --service-account-signing-key-file: service account tokens cannot be verified');
+      logger.warning(
+        '--service-account-issuer is set but no --service-account-key-file or --service-account-signing-key-file: service account tokens cannot be verified',
+      );
     } else if (saKeys.length) {
       // Without an issuer only legacy secret-based tokens could use these keys, and those need storage.
-      logger.warning('--service-account-key-file is set without --service-account-issuer: legacy service account tokens are not supported, the keys are unused');
+      logger.warning(
+        '--service-account-key-file is set without --service-account-issuer: legacy service account tokens are not supported, the keys are unused',
+      );
     }
 
     const jwtConfigs: JWTAuthenticatorConfig[] = [...(structured?.jwt ?? [])];
@@ -338,8 +483,16 @@ export class AuthenticationOptions implements OptionsGroup {
       for (const jc of configs) {
         const ca = jc.issuer.certificateAuthority;
         const fetchFn = ca ? tlsFetch({ caData: ca }) : undefined;
-        if (ca && !fetchFn) logger.warning(`No TLS-capable fetch on this platform: the certificateAuthority of issuer ${goQuote(jc.issuer.url)} is ignored and the platform trust store is used`);
-        list.push(new JWTAuthenticator(jc, { algorithms: structured ? allowedSigningAlgorithms : this.oidcSigningAlgs.value, fetch: fetchFn }));
+        if (ca && !fetchFn)
+          logger.warning(
+            `No TLS-capable fetch on this platform: the certificateAuthority of issuer ${goQuote(jc.issuer.url)} is ignored and the platform trust store is used`,
+          );
+        list.push(
+          new JWTAuthenticator(jc, {
+            algorithms: structured ? allowedSigningAlgorithms : this.oidcSigningAlgs.value,
+            fetch: fetchFn,
+          }),
+        );
       }
       const wrapped = list.map((a) => wrapAudienceAgnosticToken(apiAudiences, a));
       return { list, auth: wrapped.length === 1 ? wrapped[0]! : new UnionTokenAuthenticator(wrapped) };
@@ -362,7 +515,9 @@ export class AuthenticationOptions implements OptionsGroup {
               this.jwtAuthenticators = rebuilt.list;
               logger.info('Loaded new authentication configuration', { path, jwtIssuers: next.jwt.length });
             })
-            .catch((err: Error) => logger.error('Failed to reload authentication configuration, keeping the previous one', { path, err }));
+            .catch((err: Error) =>
+              logger.error('Failed to reload authentication configuration, keeping the previous one', { path, err }),
+            );
         });
       }
     }
@@ -376,15 +531,25 @@ export class AuthenticationOptions implements OptionsGroup {
         implicitAudiences: apiAudiences,
         fetch: tlsFetch(client.tls),
       });
-      tokenAuthenticators.push(new CachedTokenAuthenticator(hook, { successTTL: ttl, failureTTL: ttl, cacheErrors: false }));
+      tokenAuthenticators.push(
+        new CachedTokenAuthenticator(hook, { successTTL: ttl, failureTTL: ttl, cacheErrors: false }),
+      );
     }
 
     if (tokenAuthenticators.length) {
-      let tokenAuth: TokenAuthenticator = tokenAuthenticators.length === 1 ? tokenAuthenticators[0]! : new UnionTokenAuthenticator(tokenAuthenticators);
+      let tokenAuth: TokenAuthenticator =
+        tokenAuthenticators.length === 1 ? tokenAuthenticators[0]! : new UnionTokenAuthenticator(tokenAuthenticators);
       if (this.tokenSuccessCacheTTL > 0 || this.tokenFailureCacheTTL > 0) {
-        tokenAuth = new CachedTokenAuthenticator(tokenAuth, { successTTL: this.tokenSuccessCacheTTL, failureTTL: this.tokenFailureCacheTTL, cacheErrors: true });
+        tokenAuth = new CachedTokenAuthenticator(tokenAuth, {
+          successTTL: this.tokenSuccessCacheTTL,
+          failureTTL: this.tokenFailureCacheTTL,
+          cacheErrors: true,
+        });
       }
-      requestAuthenticators.push(new BearerTokenAuthenticator(tokenAuth), new WebSocketProtocolAuthenticator(tokenAuth));
+      requestAuthenticators.push(
+        new BearerTokenAuthenticator(tokenAuth),
+        new WebSocketProtocolAuthenticator(tokenAuth),
+      );
     }
 
     const anonymousEnabled = structured?.anonymous ? structured.anonymous.enabled : this.anonymousAuth.value;
@@ -403,7 +568,9 @@ export class AuthenticationOptions implements OptionsGroup {
     ctx.fileSystem.watch?.(path, () => {
       readTextFile(ctx.fileSystem, path)
         .then((text) => set(CertPool.fromPEM(text, path), text))
-        .catch((err: Error) => ctx.logger.error('Failed to reload client CA bundle, keeping the previous one', { path, err }));
+        .catch((err: Error) =>
+          ctx.logger.error('Failed to reload client CA bundle, keeping the previous one', { path, err }),
+        );
     });
   }
 }

@@ -21,10 +21,17 @@ import { ManifestLoader } from '../../authorization/rbac/loader.ts';
 import { WebhookAuthorizer } from '../../authorization/webhook.ts';
 import type { WebhookFetchFactory } from '../../util/webhook/client.ts';
 import { loadWebhookKubeconfig } from '../../util/webhook/kubeconfig.ts';
-import { readTextFile } from '../../util/filesystem.ts';
 import { installReviewAPIs } from '../../apis/install.ts';
 import { instrumentAuthorizer } from '../../metrics/authorization.ts';
-import { adminTokenAuthenticator, adminKubeconfig, adminKubeconfigName, adminUserName, existingAdminToken, localServerURL, newAdminToken } from '../../authorization/admin.ts';
+import {
+  adminTokenAuthenticator,
+  adminKubeconfig,
+  adminKubeconfigName,
+  adminUserName,
+  existingAdminToken,
+  localServerURL,
+  newAdminToken,
+} from '../../authorization/admin.ts';
 
 export const modeAlwaysAllow = 'AlwaysAllow';
 export const modeAlwaysDeny = 'AlwaysDeny';
@@ -68,15 +75,31 @@ export class AuthorizationOptions implements OptionsGroup {
       [],
       `Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC with the built-in bootstrap policy when this process serves TLS (the Node CLI), and to AlwaysAllow (kube-apiserver's default) when embedded or behind a platform's TLS. Comma-delimited list of: ${validModes.join(',')}.`,
     );
-    this.policyFile = fs.string('authorization-policy-file', '', 'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.');
+    this.policyFile = fs.string(
+      'authorization-policy-file',
+      '',
+      'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.',
+    );
     this.webhookConfigFile = fs.string(
       'authorization-webhook-config-file',
       '',
       "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.",
     );
-    this.webhookVersion = fs.string('authorization-webhook-version', 'v1beta1', 'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.');
-    this.webhookCacheAuthorizedTTL = fs.duration('authorization-webhook-cache-authorized-ttl', 5 * 60 * 1000 * ns, "The duration to cache 'authorized' responses from the webhook authorizer.");
-    this.webhookCacheUnauthorizedTTL = fs.duration('authorization-webhook-cache-unauthorized-ttl', 30 * 1000 * ns, "The duration to cache 'unauthorized' responses from the webhook authorizer.");
+    this.webhookVersion = fs.string(
+      'authorization-webhook-version',
+      'v1beta1',
+      'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.',
+    );
+    this.webhookCacheAuthorizedTTL = fs.duration(
+      'authorization-webhook-cache-authorized-ttl',
+      5 * 60 * 1000 * ns,
+      "The duration to cache 'authorized' responses from the webhook authorizer.",
+    );
+    this.webhookCacheUnauthorizedTTL = fs.duration(
+      'authorization-webhook-cache-unauthorized-ttl',
+      30 * 1000 * ns,
+      "The duration to cache 'unauthorized' responses from the webhook authorizer.",
+    );
     this.rbacManifests = fs.stringSlice(
       'authorization-rbac-manifests',
       [],
@@ -91,16 +114,29 @@ export class AuthorizationOptions implements OptionsGroup {
     const set = new Set(modes);
     for (const m of modes) {
       if (!validModes.includes(m)) errs.push(`authorization-mode ${JSON.stringify(m)} is not a valid mode`);
-      else if (unsupportedModes.has(m)) errs.push(`authorization-mode ${JSON.stringify(m)} is not supported by edge-apiserver (supported: AlwaysAllow, AlwaysDeny, RBAC, Webhook)`);
-      if (m === modeABAC && this.policyFile.value === '') errs.push("authorization-mode ABAC's authorization policy file not passed");
-      if (m === modeWebhook && this.webhookConfigFile.value === '') errs.push("authorization-mode Webhook's authorization config file not passed");
+      else if (unsupportedModes.has(m))
+        errs.push(
+          `authorization-mode ${JSON.stringify(m)} is not supported by edge-apiserver (supported: AlwaysAllow, AlwaysDeny, RBAC, Webhook)`,
+        );
+      if (m === modeABAC && this.policyFile.value === '')
+        errs.push("authorization-mode ABAC's authorization policy file not passed");
+      if (m === modeWebhook && this.webhookConfigFile.value === '')
+        errs.push("authorization-mode Webhook's authorization config file not passed");
     }
-    if (this.policyFile.value !== '' && !set.has(modeABAC)) errs.push('cannot specify --authorization-policy-file without mode ABAC');
-    if (this.webhookConfigFile.value !== '' && !set.has(modeWebhook)) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-    if (this.rbacManifests.value.length && this.modes.changed && !set.has(modeRBAC)) errs.push('cannot specify --authorization-rbac-manifests without mode RBAC');
-    if (modes.length !== set.size) errs.push(`authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`);
+    if (this.policyFile.value !== '' && !set.has(modeABAC))
+      errs.push('cannot specify --authorization-policy-file without mode ABAC');
+    if (this.webhookConfigFile.value !== '' && !set.has(modeWebhook))
+      errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+    if (this.rbacManifests.value.length && this.modes.changed && !set.has(modeRBAC))
+      errs.push('cannot specify --authorization-rbac-manifests without mode RBAC');
+    if (modes.length !== set.size)
+      errs.push(
+        `authorization-mode [${modes.map((m) => JSON.stringify(m)).join(' ')}] has mode specified more than once`,
+      );
     if (set.has(modeWebhook) && this.webhookVersion.value !== 'v1' && this.webhookVersion.value !== 'v1beta1') {
-      errs.push(`unsupported webhook authorizer version ${JSON.stringify(this.webhookVersion.value)}, supported versions are "v1", "v1beta1"`);
+      errs.push(
+        `unsupported webhook authorizer version ${JSON.stringify(this.webhookVersion.value)}, supported versions are "v1", "v1beta1"`,
+      );
     }
     return errs;
   }
@@ -109,7 +145,11 @@ export class AuthorizationOptions implements OptionsGroup {
     const authorizers: Authorizer[] = [new PrivilegedGroupAuthorizer(['system:masters'])];
     const resolvers: RuleResolver[] = [];
     // RBAC manifests imply RBAC when no mode is given.
-    const modes = this.modes.changed ? this.modes.value : this.rbacManifests.value.length ? [modeRBAC] : defaultAuthorizationModes(ctx.servesTLS);
+    const modes = this.modes.changed
+      ? this.modes.value
+      : this.rbacManifests.value.length
+        ? [modeRBAC]
+        : defaultAuthorizationModes(ctx.servesTLS);
     this.effectiveModes = modes;
     for (const mode of modes) {
       switch (mode) {
@@ -129,7 +169,12 @@ export class AuthorizationOptions implements OptionsGroup {
           const a = new RBACAuthorizer();
           let loader: ManifestLoader | undefined;
           if (this.rbacManifests.value.length) {
-            loader = new ManifestLoader({ fileSystem: ctx.fileSystem, paths: this.rbacManifests.value, authorizer: a, logger: ctx.logger });
+            loader = new ManifestLoader({
+              fileSystem: ctx.fileSystem,
+              paths: this.rbacManifests.value,
+              authorizer: a,
+              logger: ctx.logger,
+            });
             await loader.load(); // a bad policy fails start-up with file and line
           }
           // Upstream's hook of this name reconciles the bootstrap policy; ours starts the reload watch.
@@ -151,7 +196,9 @@ export class AuthorizationOptions implements OptionsGroup {
             version: this.webhookVersion.value as 'v1' | 'v1beta1',
             authorizedTTL: this.webhookCacheAuthorizedTTL.value / ns,
             unauthorizedTTL: this.webhookCacheUnauthorizedTTL.value / ns,
-            ...((this.webhookFetchFactory ?? ctx.webhookFetch) ? { fetchFactory: this.webhookFetchFactory ?? ctx.webhookFetch } : {}),
+            ...((this.webhookFetchFactory ?? ctx.webhookFetch)
+              ? { fetchFactory: this.webhookFetchFactory ?? ctx.webhookFetch }
+              : {}),
           });
           authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
           resolvers.push(a);
@@ -189,7 +236,10 @@ export class AuthorizationOptions implements OptionsGroup {
       await fs.mkdirAll?.(certDir, 0o755);
       await fs.writeFile(path, new TextEncoder().encode(adminKubeconfig(server, ca, token)), 0o600);
     } catch (err) {
-      ctx.logger.warning('Could not write the admin kubeconfig; no admin credential was created', { path, err: err instanceof Error ? err.message : String(err) });
+      ctx.logger.warning('Could not write the admin kubeconfig; no admin credential was created', {
+        path,
+        err: err instanceof Error ? err.message : String(err),
+      });
       return;
     }
     config.authentication.authenticator = adminTokenAuthenticator(token, config.authentication.authenticator);
@@ -202,8 +252,18 @@ export class AuthorizationOptions implements OptionsGroup {
 
 /** Flags whose presence turns the secure default's admin credential off. */
 const secureDefaultFlags = [
-  'authorization-mode', 'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-rbac-manifests',
-  'anonymous-auth', 'token-auth-file', 'authentication-config', 'authentication-token-webhook-config-file',
-  'client-ca-file', 'requestheader-client-ca-file', 'oidc-issuer-url', 'service-account-key-file', 'service-account-issuer',
+  'authorization-mode',
+  'authorization-policy-file',
+  'authorization-webhook-config-file',
+  'authorization-rbac-manifests',
+  'anonymous-auth',
+  'token-auth-file',
+  'authentication-config',
+  'authentication-token-webhook-config-file',
+  'client-ca-file',
+  'requestheader-client-ca-file',
+  'oidc-issuer-url',
+  'service-account-key-file',
+  'service-account-issuer',
   'service-account-signing-key-file',
 ];

@@ -48,7 +48,10 @@ export class FeatureOptions implements OptionsGroup {
 
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
     config.enableProfiling = this.profiling.value;
-    if (this.debugSocketPath.value) ctx.logger.info('Ignoring --debug-socket-path: no profiling socket on this server', { path: this.debugSocketPath.value });
+    if (this.debugSocketPath.value)
+      ctx.logger.info('Ignoring --debug-socket-path: no profiling socket on this server', {
+        path: this.debugSocketPath.value,
+      });
     if (!this.enablePriorityAndFairness.value) {
       config.flowControl = undefined;
       return;
@@ -60,7 +63,12 @@ export class FeatureOptions implements OptionsGroup {
     const fc = new FlowControl({
       flowSchemas: manifests.flowSchemas,
       priorityLevels: manifests.priorityLevels,
-      onRejected: (r) => ctx.logger.error('Rejected flow-control object; the built-in configuration stays in force', { kind: r.kind, name: r.name, reason: r.reason }),
+      onRejected: (r) =>
+        ctx.logger.error('Rejected flow-control object; the built-in configuration stays in force', {
+          kind: r.kind,
+          name: r.name,
+          reason: r.reason,
+        }),
     });
     fc.rejected.push(...manifests.rejected);
     config.flowControl = fc;

@@ -13,13 +13,27 @@ function fs() {
   const timeout = f.duration('request-timeout', 60e9, 'Request timeout.');
   const origins = f.stringSlice('cors-allowed-origins', [], 'CORS origins.');
   const sni = f.stringArray('tls-sni-cert-key', [], 'SNI pairs.');
-  const verbosity = f.add({ name: 'v', shorthand: 'v', usage: 'log level', defaultValue: 0, typeName: 'Level', set: (raw) => Number(raw) });
+  const verbosity = f.add({
+    name: 'v',
+    shorthand: 'v',
+    usage: 'log level',
+    defaultValue: 0,
+    typeName: 'Level',
+    set: (raw) => Number(raw),
+  });
   return { f, port, bind, h2, timeout, origins, sni, verbosity };
 }
 
 test('--flag=value, --flag value, --bool, --bool=false, shorthand', () => {
   const x = fs();
-  const rest = x.f.parse(['--secure-port=8443', '--bind-address', '127.0.0.1', '--disable-http2-serving', 'pos', '-v=4']);
+  const rest = x.f.parse([
+    '--secure-port=8443',
+    '--bind-address',
+    '127.0.0.1',
+    '--disable-http2-serving',
+    'pos',
+    '-v=4',
+  ]);
   assert.equal(x.port.value, 8443);
   assert.equal(x.port.changed, true);
   assert.equal(x.bind.value, '127.0.0.1');
@@ -34,7 +48,14 @@ test('--flag=value, --flag value, --bool, --bool=false, shorthand', () => {
 
 test('durations, comma lists that append after the first, repeatable arrays', () => {
   const x = fs();
-  x.f.parse(['--request-timeout=1m30s', '--cors-allowed-origins=a,b', '--cors-allowed-origins', 'c', '--tls-sni-cert-key=a.crt,a.key:x', '--tls-sni-cert-key=b.crt,b.key']);
+  x.f.parse([
+    '--request-timeout=1m30s',
+    '--cors-allowed-origins=a,b',
+    '--cors-allowed-origins',
+    'c',
+    '--tls-sni-cert-key=a.crt,a.key:x',
+    '--tls-sni-cert-key=b.crt,b.key',
+  ]);
   assert.equal(x.timeout.value, 90e9);
   assert.deepEqual(x.origins.value, ['a', 'b', 'c']);
   assert.deepEqual(x.sni.value, ['a.crt,a.key:x', 'b.crt,b.key']);
@@ -51,7 +72,8 @@ test("errors use pflag's messages", () => {
     message: 'invalid argument "10" for "--request-timeout" flag: time: missing unit in duration "10"',
   });
   assert.throws(() => fs().f.parse(['--disable-http2-serving=maybe']), {
-    message: 'invalid argument "maybe" for "--disable-http2-serving" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+    message:
+      'invalid argument "maybe" for "--disable-http2-serving" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
   });
   assert.throws(() => fs().f.parse(['--bind-address=foo']), {
     message: 'invalid argument "foo" for "--bind-address" flag: failed to parse IP: "foo"',
@@ -76,6 +98,7 @@ test('help is grouped in named sections with types and defaults', () => {
 });
 
 test('IP parsing', () => {
-  for (const ok of ['0.0.0.0', '127.0.0.1', '::', '::1', 'fe80::1', '2001:db8::8a2e:370:7334', '::ffff:10.0.0.1']) assert.ok(isIP(ok), ok);
+  for (const ok of ['0.0.0.0', '127.0.0.1', '::', '::1', 'fe80::1', '2001:db8::8a2e:370:7334', '::ffff:10.0.0.1'])
+    assert.ok(isIP(ok), ok);
   for (const bad of ['256.0.0.1', '1.2.3', 'x', ':::', '1::2::3', '']) assert.ok(!isIP(bad), bad);
 });

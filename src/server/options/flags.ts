@@ -106,7 +106,8 @@ function readCSV(raw: string): string[] {
     atFieldStart = false;
     i++;
   }
-  if (quoted) throw new FlagError(`parse error on line 1, column ${raw.length + 1}: extraneous or missing " in quoted-field`);
+  if (quoted)
+    throw new FlagError(`parse error on line 1, column ${raw.length + 1}: extraneous or missing " in quoted-field`);
   out.push(field);
   return out;
 }
@@ -153,7 +154,14 @@ export class FlagSet {
   }
 
   string(name: string, defaultValue: string, usage: string): Flag<string> {
-    return this.add({ name, usage, defaultValue, typeName: 'string', set: (raw) => raw, formatDefault: (v) => (v ? goQuote(v) : '') });
+    return this.add({
+      name,
+      usage,
+      defaultValue,
+      typeName: 'string',
+      set: (raw) => raw,
+      formatDefault: (v) => (v ? goQuote(v) : ''),
+    });
   }
 
   bool(name: string, defaultValue: boolean, usage: string): Flag<boolean> {
@@ -191,7 +199,8 @@ export class FlagSet {
       typeName: 'float',
       set: (raw) => {
         const t = raw.trim();
-        if (t === '' || Number.isNaN(Number(t))) throw new FlagError(`strconv.ParseFloat: parsing ${goQuote(raw)}: invalid syntax`);
+        if (t === '' || Number.isNaN(Number(t)))
+          throw new FlagError(`strconv.ParseFloat: parsing ${goQuote(raw)}: invalid syntax`);
         return Number(t);
       },
       formatDefault: (v) => (v ? String(v) : ''),
@@ -321,7 +330,9 @@ export class FlagSet {
     let out = `Usage:\n  ${command} [flags]\n`;
     for (const s of this.sections) {
       // pflag sorts flags by name within a section (SortFlags).
-      const visible = s.flags.filter((f) => !f.def.hidden).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const visible = s.flags
+        .filter((f) => !f.def.hidden)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (!visible.length) continue;
       out += `\n${s.name} flags:\n\n` + formatFlagUsages(visible, width);
     }
@@ -355,7 +366,10 @@ function formatFlagUsages(flags: Flag<unknown>[], width: number): string {
   });
   const col = Math.max(...lines.map((l) => l.head.length)) + 3;
   return lines
-    .map(({ head, usage }) => head.padEnd(col) + wrap(usage, Math.max(width - col, 30)).join('\n' + ' '.repeat(col)) + '\n')
+    .map(
+      ({ head, usage }) =>
+        head.padEnd(col) + wrap(usage, Math.max(width - col, 30)).join('\n' + ' '.repeat(col)) + '\n',
+    )
     .join('');
 }
 

@@ -20,7 +20,8 @@ export class LogsOptions implements OptionsGroup {
       defaultValue: this.verbosity,
       set: (raw) => {
         // klog.Level parses as uint32 (strconv.ParseUint).
-        if (!/^\d+$/.test(raw) || Number(raw) > 0xffffffff) throw new FlagError(`strconv.ParseUint: parsing ${JSON.stringify(raw)}: invalid syntax`);
+        if (!/^\d+$/.test(raw) || Number(raw) > 0xffffffff)
+          throw new FlagError(`strconv.ParseUint: parsing ${JSON.stringify(raw)}: invalid syntax`);
         return Number(raw);
       },
       formatDefault: (v) => (v ? String(v) : ''),

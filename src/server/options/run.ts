@@ -11,7 +11,7 @@ const nanosPerMs = 1e6;
 const second = 1e9;
 
 const corsAllowedOriginsHelpText =
-  'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with \'^\' or including the \'//\' prefix, and by anchoring to the end with \'$\' or including the \':\' port separator suffix. Examples of valid expressions are \'//example\\.com(:|$)\' and \'^https://example\\.com(:|$)\'';
+  "List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with '^' or including the '//' prefix, and by anchoring to the end with '$' or including the ':' port separator suffix. Examples of valid expressions are '//example\\.com(:|$)' and '^https://example\\.com(:|$)'";
 
 export class ServerRunOptions implements OptionsGroup {
   advertiseAddress!: Flag<string>;
@@ -33,7 +33,7 @@ export class ServerRunOptions implements OptionsGroup {
     this.advertiseAddress = fs.ip(
       'advertise-address',
       '',
-      'The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host\'s default interface will be used.',
+      "The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host's default interface will be used.",
     );
     this.corsAllowedOrigins = fs.stringSlice('cors-allowed-origins', [], corsAllowedOriginsHelpText);
     this.hstsDirectives = fs.stringSlice(
@@ -97,9 +97,11 @@ export class ServerRunOptions implements OptionsGroup {
     const errors: string[] = [];
     if (this.livezGracePeriod.value < 0) errors.push('--livez-grace-period can not be a negative value');
     if (this.maxRequestsInFlight.value < 0) errors.push('--max-requests-inflight can not be negative value');
-    if (this.maxMutatingRequestsInFlight.value < 0) errors.push('--max-mutating-requests-inflight can not be negative value');
+    if (this.maxMutatingRequestsInFlight.value < 0)
+      errors.push('--max-mutating-requests-inflight can not be negative value');
     if (this.requestTimeout.value < 0) errors.push('--request-timeout can not be negative value');
-    if (this.goawayChance.value < 0 || this.goawayChance.value > 0.02) errors.push('--goaway-chance can not be less than 0 or greater than 0.02');
+    if (this.goawayChance.value < 0 || this.goawayChance.value > 0.02)
+      errors.push('--goaway-chance can not be less than 0 or greater than 0.02');
     if (this.minRequestTimeout.value < 0) errors.push('--min-request-timeout can not be negative value');
     if (this.shutdownDelayDuration.value < 0) errors.push('--shutdown-delay-duration can not be negative value');
     if (this.shutdownWatchTerminationGracePeriod.value < 0) {
@@ -170,7 +172,10 @@ export function validateCorsAllowedOriginList(origins: readonly string[]): strin
       const pinEnd = re.includes('$') || re.includes(':');
       if (!pinStart || !pinEnd) err = 'regular expression does not pin to start/end of host';
     }
-    if (err) errors.push(`--cors-allowed-origins has an invalid regular expression: ${err}, help: ${corsAllowedOriginsHelpText}`);
+    if (err)
+      errors.push(
+        `--cors-allowed-origins has an invalid regular expression: ${err}, help: ${corsAllowedOriginsHelpText}`,
+      );
   }
   return errors.length ? aggregateErrors(errors) : undefined;
 }

@@ -17,19 +17,32 @@ function parse(args: string[]): { opts: SecureServingOptions; errors: string[] }
 }
 
 test('--secure-port validation, upstream texts and quirk', () => {
-  assert.deepEqual(parse(['--secure-port=0']).errors, ['--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0']);
+  assert.deepEqual(parse(['--secure-port=0']).errors, [
+    '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0',
+  ]);
   assert.deepEqual(parse(['--secure-port=6443']).errors, []);
   const o = new SecureServingOptions();
   o.required = false;
   o.bindPort = -1;
-  assert.deepEqual(o.validate(), ['--secure-port -1 must be between 0 and 65535, inclusive. 0 for turning off secure port']);
+  assert.deepEqual(o.validate(), [
+    '--secure-port -1 must be between 0 and 65535, inclusive. 0 for turning off secure port',
+  ]);
   o.bindPort = 70000;
-  assert.deepEqual(o.validate(), ['--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0']);
+  assert.deepEqual(o.validate(), [
+    '--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0',
+  ]);
 });
 
 test('--tls-sni-cert-key parsing', () => {
-  assert.deepEqual(parseNamedCertKey(' a.crt , a.key : *.foo.com, foo.com'), { certFile: 'a.crt', keyFile: 'a.key', names: ['*.foo.com', 'foo.com'] });
-  assert.throws(() => parse(['--tls-sni-cert-key', 'a.crt,a.key:']), (e: Error) => e instanceof FlagError && /empty names list is not allowed$/.test(e.message));
+  assert.deepEqual(parseNamedCertKey(' a.crt , a.key : *.foo.com, foo.com'), {
+    certFile: 'a.crt',
+    keyFile: 'a.key',
+    names: ['*.foo.com', 'foo.com'],
+  });
+  assert.throws(
+    () => parse(['--tls-sni-cert-key', 'a.crt,a.key:']),
+    (e: Error) => e instanceof FlagError && /empty names list is not allowed$/.test(e.message),
+  );
   assert.throws(() => parse(['--tls-sni-cert-key=a.crt']), /expected comma separated certificate and key file paths$/);
   const { opts } = parse(['--tls-sni-cert-key=a.crt,a.key', '--tls-sni-cert-key=b.crt,b.key:b.example.com']);
   assert.equal(opts.sniCertKeys.length, 2);
@@ -38,13 +51,25 @@ test('--tls-sni-cert-key parsing', () => {
 test('TLS version and cipher suites', async () => {
   const warnings: string[] = [];
   assert.deepEqual(
-    tlsCipherSuites(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305', 'TLS_RSA_WITH_AES_128_CBC_SHA256'], (w) => warnings.push(w)),
+    tlsCipherSuites(
+      [
+        'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
+        'TLS_AES_128_GCM_SHA256',
+        'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305',
+        'TLS_RSA_WITH_AES_128_CBC_SHA256',
+      ],
+      (w) => warnings.push(w),
+    ),
     ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-CHACHA20-POLY1305', 'AES128-SHA256'],
   );
   assert.deepEqual(warnings, ["Use of insecure cipher 'TLS_RSA_WITH_AES_128_CBC_SHA256' detected."]);
-  assert.throws(() => tlsCipherSuites(['TLS_NOPE']), { message: 'Cipher suite TLS_NOPE not supported or doesn\'t exist' });
+  assert.throws(() => tlsCipherSuites(['TLS_NOPE']), {
+    message: "Cipher suite TLS_NOPE not supported or doesn't exist",
+  });
   const { opts } = parse(['--tls-min-version=VersionTLS14']);
-  await assert.rejects(opts.applyTo(newConfig(), { fileSystem: new WritableFS(), logger: discardLogger }), { message: 'unknown tls version "VersionTLS14"' });
+  await assert.rejects(opts.applyTo(newConfig(), { fileSystem: new WritableFS(), logger: discardLogger }), {
+    message: 'unknown tls version "VersionTLS14"',
+  });
 });
 
 class WritableFS {
@@ -80,7 +105,14 @@ test('self-signed certificate generated in --cert-dir, reused on the next start;
   assert.equal(info.http2MaxStreamsPerConnection, 100);
   const [leaf] = parseCertsPEM(new TextDecoder().decode(fs.files.get('/d/certs/apiserver.crt')!.data));
   const san = leaf!.getExtension(x509.SubjectAlternativeNameExtension)!.names.items.map((n) => `${n.type}:${n.value}`);
-  assert.deepEqual(san, ['dns:kubernetes.default.svc', 'dns:kubernetes.default', 'dns:kubernetes', 'dns:localhost', 'ip:10.1.2.3', 'ip:10.0.0.1']);
+  assert.deepEqual(san, [
+    'dns:kubernetes.default.svc',
+    'dns:kubernetes.default',
+    'dns:kubernetes',
+    'dns:localhost',
+    'ip:10.1.2.3',
+    'ip:10.0.0.1',
+  ]);
   assert.equal(decodePEM(new TextDecoder().decode(fs.files.get('/d/certs/apiserver.crt')!.data)).length, 2);
   // The loopback certificate is the first SNI entry and answers apiserver-loopback-client.
   assert.equal(info.sniCerts[0]!.name(), 'self-signed loopback');
@@ -120,19 +152,30 @@ test('a failed write leaves nothing behind', async () => {
     if (p.endsWith('.crt')) throw new Error(`open ${p}: permission denied`);
     fs.files.set(p, { data, mode });
   };
-  await assert.rejects(parse(['--cert-dir=/ro']).opts.applyTo(newConfig(), { fileSystem: fs, logger: discardLogger, servesTLS: true }), {
-    message: 'unable to generate self signed cert: open /ro/apiserver.crt: permission denied',
-  });
+  await assert.rejects(
+    parse(['--cert-dir=/ro']).opts.applyTo(newConfig(), { fileSystem: fs, logger: discardLogger, servesTLS: true }),
+    {
+      message: 'unable to generate self signed cert: open /ro/apiserver.crt: permission denied',
+    },
+  );
   assert.equal(fs.files.size, 0);
 });
 
 test('the generated certificate is for the advertise address when an earlier group set one (not the external host)', async () => {
   const fs = new WritableFS();
   const config = newConfig({ publicAddress: '10.9.8.7', externalAddress: 'api.example.test' });
-  await parse(['--cert-dir=/adv']).opts.applyTo(config, { fileSystem: fs, logger: discardLogger, servesTLS: true, hostIP: '192.168.1.2' });
+  await parse(['--cert-dir=/adv']).opts.applyTo(config, {
+    fileSystem: fs,
+    logger: discardLogger,
+    servesTLS: true,
+    hostIP: '192.168.1.2',
+  });
   assert.equal(config.externalAddress, 'api.example.test');
   const [leaf] = parseCertsPEM(new TextDecoder().decode(fs.files.get('/adv/apiserver.crt')!.data));
   assert.match(leaf!.subject, /^CN=10\.9\.8\.7@\d+$/);
-  const ips = leaf!.getExtension(x509.SubjectAlternativeNameExtension)!.names.items.filter((n) => n.type === 'ip').map((n) => n.value);
+  const ips = leaf!
+    .getExtension(x509.SubjectAlternativeNameExtension)!
+    .names.items.filter((n) => n.type === 'ip')
+    .map((n) => n.value);
   assert.deepEqual(ips, ['10.9.8.7', '10.0.0.1']);
 });

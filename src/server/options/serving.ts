@@ -6,7 +6,6 @@
 
 import type { Config } from '../config.ts';
 import { FlagError, type FlagSet } from './flags.ts';
-import { isIP } from '../../util/net.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
 import { errorMessage } from '../../endpoints/responsewriters/status.ts';
 import type { SecureServingInfo, TLSVersion } from '../secure-serving.ts';
@@ -16,11 +15,12 @@ export type { SecureServingInfo, TLSVersion };
 
 // Certificate code (and @peculiar/x509) loads only where TLS is served, keeping edge bundles small.
 const loadCertCode = async () => {
-  const [content, generate] = await Promise.all([import('../dynamiccertificates/content.ts'), import('../dynamiccertificates/generate.ts')]);
+  const [content, generate] = await Promise.all([
+    import('../dynamiccertificates/content.ts'),
+    import('../dynamiccertificates/generate.ts'),
+  ]);
   return { ...content, ...generate };
 };
-
-
 
 /** cliflag.TLSVersion names → Node protocol names. */
 export const tlsVersions: Record<string, TLSVersion> = {
@@ -102,7 +102,10 @@ export interface NamedCertKey {
 /** cliflag.NamedCertKey.Set. */
 export function parseNamedCertKey(value: string): NamedCertKey {
   const cs = value.split(':');
-  if (cs.length > 2) throw new Error('expected comma separated certificate and key file paths, optionally followed by a colon separated list of names');
+  if (cs.length > 2)
+    throw new Error(
+      'expected comma separated certificate and key file paths, optionally followed by a colon separated list of names',
+    );
   const keycert = cs[0]!.split(',').map((s) => s.trim());
   if (keycert.length !== 2) throw new Error('expected comma separated certificate and key file paths');
   let names: string[] = [];
@@ -156,7 +159,11 @@ export class SecureServingOptions implements OptionsGroup {
       this.certDirectory,
       'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.',
     );
-    f['disable-http2-serving'] = fs.bool('disable-http2-serving', this.disableHTTP2, 'If true, HTTP2 serving will be disabled [default=false]');
+    f['disable-http2-serving'] = fs.bool(
+      'disable-http2-serving',
+      this.disableHTTP2,
+      'If true, HTTP2 serving will be disabled [default=false]',
+    );
     f['http2-max-streams-per-connection'] = fs.int(
       'http2-max-streams-per-connection',
       this.http2MaxStreamsPerConnection,
@@ -190,7 +197,11 @@ export class SecureServingOptions implements OptionsGroup {
       this.minTLSVersion,
       `Minimum TLS version supported. Possible values: ${Object.keys(tlsVersions).join(', ')}`,
     );
-    f['tls-private-key-file'] = fs.string('tls-private-key-file', this.keyFile, 'File containing the default x509 private key matching --tls-cert-file.');
+    f['tls-private-key-file'] = fs.string(
+      'tls-private-key-file',
+      this.keyFile,
+      'File containing the default x509 private key matching --tls-cert-file.',
+    );
     f['tls-sni-cert-key'] = fs.add<NamedCertKey[]>({
       name: 'tls-sni-cert-key',
       typeName: 'string',
@@ -272,7 +283,8 @@ export class SecureServingOptions implements OptionsGroup {
     // after the self-signed certificate is generated.
     const defaultedExternalHost = !config.externalAddress && config.publicAddress !== undefined;
     if (defaultedExternalHost) config.externalAddress = config.publicAddress!;
-    const logExternalHost = () => defaultedExternalHost && logger.info(`external host was not specified, using ${config.externalAddress}`);
+    const logExternalHost = () =>
+      defaultedExternalHost && logger.info(`external host was not specified, using ${config.externalAddress}`);
     if (!ctx.servesTLS) return void logExternalHost();
 
     const fs = ctx.fileSystem;
@@ -280,7 +292,9 @@ export class SecureServingOptions implements OptionsGroup {
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
     const [serving, loopbackCert] = await Promise.all([
       this.servingCert(ctx, config.publicAddress ?? ''),
-      this.loopback ? generateSelfSignedCertKey({ host: loopbackServerName, maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000 }) : undefined,
+      this.loopback
+        ? generateSelfSignedCertKey({ host: loopbackServerName, maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000 })
+        : undefined,
     ]);
     info.cert = serving;
     logExternalHost();
@@ -289,14 +303,23 @@ export class SecureServingOptions implements OptionsGroup {
     }
     for (const nkc of this.sniCertKeys) {
       try {
-        info.sniCerts.push(await DynamicCertKeyPairContent.create('sni-serving-cert', nkc.certFile, nkc.keyFile, fs, { ...reload, sniNames: nkc.names }));
+        info.sniCerts.push(
+          await DynamicCertKeyPairContent.create('sni-serving-cert', nkc.certFile, nkc.keyFile, fs, {
+            ...reload,
+            sniNames: nkc.names,
+          }),
+        );
       } catch (err) {
         throw new Error(`failed to load SNI cert and key: ${errorMessage(err)}`);
       }
     }
     // Prepended, so it beats a user SNI certificate claiming the same name.
     if (loopbackCert) {
-      info.sniCerts.unshift(await StaticCertKeyContent.create('self-signed loopback', loopbackCert.cert, loopbackCert.key, [loopbackServerName]));
+      info.sniCerts.unshift(
+        await StaticCertKeyContent.create('self-signed loopback', loopbackCert.cert, loopbackCert.key, [
+          loopbackServerName,
+        ]),
+      );
     }
   }
 
@@ -349,10 +372,15 @@ export class SecureServingOptions implements OptionsGroup {
         keyFile = `${dir}/${this.pairName}.key`;
         const [canReadCert, canReadKey] = await Promise.all([canRead(fs, certFile), canRead(fs, keyFile)]);
         if (canReadCert !== canReadKey) {
-          throw new Error(`error reading ${canReadCert ? keyFile : certFile}, certificate and key must be supplied as a pair`);
+          throw new Error(
+            `error reading ${canReadCert ? keyFile : certFile}, certificate and key must be supplied as a pair`,
+          );
         }
         if (!canReadCert) {
-          if (!fs.writeFile) throw new Error(`unable to generate self signed cert: cannot write ${certFile}: the file system is read-only`);
+          if (!fs.writeFile)
+            throw new Error(
+              `unable to generate self signed cert: cannot write ${certFile}: the file system is read-only`,
+            );
           const pair = await generateSelfSignedCertKey({ host, alternateIPs, alternateDNS });
           await writeCertKey(fs, dir, certFile, keyFile, pair.cert, pair.key);
           logger.info(`Generated self-signed cert (${certFile}, ${keyFile})`);
@@ -371,7 +399,9 @@ export const loopbackServerName = 'apiserver-loopback-client';
 
 /** utilnet.ResolveBindAddress's test: an unspecified or loopback bind address means "ask the host". */
 function unspecifiedOrLoopback(ip: string): boolean {
-  return ip === '' || ip === '0.0.0.0' || ip === '::' || /^127\./.test(ip) || ip === '::1' || ip.startsWith('::ffff:127.');
+  return (
+    ip === '' || ip === '0.0.0.0' || ip === '::' || /^127\./.test(ip) || ip === '::1' || ip.startsWith('::ffff:127.')
+  );
 }
 
 /** Whether an IP is unspecified (net.IP.IsUnspecified). */
@@ -389,7 +419,14 @@ async function canRead(fs: ApplyContext['fileSystem'], path: string): Promise<bo
 }
 
 /** cert.WriteCert/WriteKey: dir 0755, cert 0644, key 0600; nothing half-written left behind. */
-async function writeCertKey(fs: ApplyContext['fileSystem'], dir: string, certFile: string, keyFile: string, cert: string, key: string): Promise<void> {
+async function writeCertKey(
+  fs: ApplyContext['fileSystem'],
+  dir: string,
+  certFile: string,
+  keyFile: string,
+  cert: string,
+  key: string,
+): Promise<void> {
   const enc = new TextEncoder();
   try {
     await fs.mkdirAll?.(dir, 0o755);
@@ -401,4 +438,3 @@ async function writeCertKey(fs: ApplyContext['fileSystem'], dir: string, certFil
     throw new Error(`unable to generate self signed cert: ${errorMessage(err)}`);
   }
 }
-

@@ -14,7 +14,8 @@ function text(status: number, body: string): Response {
 function parseLevel(raw: string): number {
   if (!/^[+-]?\d+$/.test(raw)) throw new Error(`strconv.ParseInt: parsing ${goQuote(raw)}: invalid syntax`);
   const n = Number(raw);
-  if (n > 2 ** 31 - 1 || n < -(2 ** 31)) throw new Error(`strconv.ParseInt: parsing ${goQuote(raw)}: value out of range`);
+  if (n > 2 ** 31 - 1 || n < -(2 ** 31))
+    throw new Error(`strconv.ParseInt: parsing ${goQuote(raw)}: value out of range`);
   return n;
 }
 

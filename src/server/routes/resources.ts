@@ -104,7 +104,12 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
   }
 }
 
-function newStore(def: ResourceDefinition, storage: Store['storage'], resourcePrefix: string, apiVersion: string): Store {
+function newStore(
+  def: ResourceDefinition,
+  storage: Store['storage'],
+  resourcePrefix: string,
+  apiVersion: string,
+): Store {
   return new Store({
     qualifiedResource: { group: def.group, resource: def.resource.name },
     apiVersion,
@@ -157,7 +162,9 @@ async function finalizeNamespace(namespaces: Store, namespaced: Store[], name: s
   const key = namespaces.key('', name);
   // spec.finalizers: the `kubernetes` finalizer is ours; others are left to their controllers.
   const ns = await namespaces.get('', name);
-  const rest = ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).filter((f) => f !== FinalizerKubernetes);
+  const rest = ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).filter(
+    (f) => f !== FinalizerKubernetes,
+  );
   if (rest.length > 0 || (ns.metadata.finalizers?.length ?? 0) > 0) {
     await namespaces.storage.guaranteedUpdate(key, false, undefined, (input) => {
       const next = structuredClone(input) as KubeObject;

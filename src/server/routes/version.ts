@@ -53,12 +53,24 @@ export function defaultVersionInfo(platform = 'unknown/unknown'): VersionInfo {
 export function installVersion(container: Hono<APIEnv>, info: VersionInfo): void {
   const ordered: Record<string, string> = {};
   for (const key of [
-    'major', 'minor', 'emulationMajor', 'emulationMinor', 'minCompatibilityMajor', 'minCompatibilityMinor',
-    'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform',
+    'major',
+    'minor',
+    'emulationMajor',
+    'emulationMinor',
+    'minCompatibilityMajor',
+    'minCompatibilityMinor',
+    'gitVersion',
+    'gitCommit',
+    'gitTreeState',
+    'buildDate',
+    'goVersion',
+    'compiler',
+    'platform',
   ] as const) {
     const v = info[key];
     // The emulation/compatibility fields are omitempty upstream; the rest are always written.
-    if (v !== undefined && (v !== '' || !key.startsWith('emulation') && !key.startsWith('minCompatibility'))) ordered[key] = v;
+    if (v !== undefined && (v !== '' || (!key.startsWith('emulation') && !key.startsWith('minCompatibility'))))
+      ordered[key] = v;
   }
   const body = JSON.stringify(ordered, null, 2);
   container.get('/version', () => new Response(body, { headers: { 'content-type': 'application/json' } }));

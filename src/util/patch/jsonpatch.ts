@@ -154,7 +154,8 @@ function applyOne(doc: Container, op: Operation): string | undefined {
       const t = findObject(doc, path);
       if (!t) return wrap(`replace operation does not apply: doc is missing path: ${path}`, errMissing);
       const cur = get(t.con, t.key);
-      if (typeof cur === 'string') return wrap(`replace operation does not apply: doc is missing key: ${path}`, errMissing);
+      if (typeof cur === 'string')
+        return wrap(`replace operation does not apply: doc is missing key: ${path}`, errMissing);
       if (Array.isArray(t.con)) t.con[arrayIndex(t.con, t.key) as number] = value;
       else t.con[t.key] = value;
       return;
@@ -165,7 +166,8 @@ function applyOne(doc: Container, op: Operation): string | undefined {
       const src = findObject(doc, from);
       if (!src) return wrap(`${kind} operation does not apply: doc is missing from path: ${from}`, errMissing);
       const v = get(src.con, src.key);
-      if (typeof v === 'string') return wrap(kind === 'move' ? `error in move for path: '${src.key}'` : `error in copy for from: '${from}'`, v);
+      if (typeof v === 'string')
+        return wrap(kind === 'move' ? `error in move for path: '${src.key}'` : `error in copy for from: '${from}'`, v);
       if (kind === 'move') {
         const e = remove(src.con, src.key);
         if (e) return wrap(`error in move for path: '${src.key}'`, e);
@@ -174,7 +176,9 @@ function applyOne(doc: Container, op: Operation): string | undefined {
       const dst = findObject(doc, path);
       if (!dst) return wrap(`${kind} operation does not apply: doc is missing destination path: ${path}`, errMissing);
       const e = add(dst.con, dst.key, kind === 'copy' ? clone(v.value ?? null) : (v.value ?? null));
-      return e && wrap(kind === 'move' ? `error in move for path: '${path}'` : 'error while adding value during copy', e);
+      return (
+        e && wrap(kind === 'move' ? `error in move for path: '${path}'` : 'error while adding value during copy', e)
+      );
     }
     case 'test': {
       if (path === undefined) return wrap('test operation failed to decode path', errMissing);

@@ -29,13 +29,31 @@ test('json patch: add, remove, replace, move, copy, test', () => {
 test('json patch: the input is not modified and errors carry evanphx messages', () => {
   const d = doc();
   const fails = (op: object, message: string) =>
-    assert.throws(() => applyJSONPatch(d, [op]), (e: unknown) => e instanceof JSONPatchError && e.message === message);
+    assert.throws(
+      () => applyJSONPatch(d, [op]),
+      (e: unknown) => e instanceof JSONPatchError && e.message === message,
+    );
   fails({ op: 'test', path: '/data/k', value: 'x' }, 'testing value /data/k failed: test failed');
-  fails({ op: 'remove', path: '/data/nope' }, "error in remove for path: '/data/nope': Unable to remove nonexistent key: nope: missing value");
-  fails({ op: 'add', path: '/missing/x', value: 1 }, 'add operation does not apply: doc is missing path: "/missing/x": missing value');
-  fails({ op: 'replace', path: '/data/nope', value: 1 }, 'replace operation does not apply: doc is missing key: /data/nope: missing value');
-  fails({ op: 'add', path: '/list/9', value: 1 }, "error in add for path: '/list/9': Unable to access invalid index: 9: invalid index referenced");
-  fails({ op: 'add', path: '/list/x', value: 1 }, `error in add for path: '/list/x': value was not a proper array index: 'x': strconv.Atoi: parsing "x": invalid syntax`);
+  fails(
+    { op: 'remove', path: '/data/nope' },
+    "error in remove for path: '/data/nope': Unable to remove nonexistent key: nope: missing value",
+  );
+  fails(
+    { op: 'add', path: '/missing/x', value: 1 },
+    'add operation does not apply: doc is missing path: "/missing/x": missing value',
+  );
+  fails(
+    { op: 'replace', path: '/data/nope', value: 1 },
+    'replace operation does not apply: doc is missing key: /data/nope: missing value',
+  );
+  fails(
+    { op: 'add', path: '/list/9', value: 1 },
+    "error in add for path: '/list/9': Unable to access invalid index: 9: invalid index referenced",
+  );
+  fails(
+    { op: 'add', path: '/list/x', value: 1 },
+    `error in add for path: '/list/x': value was not a proper array index: 'x': strconv.Atoi: parsing "x": invalid syntax`,
+  );
   fails({ op: 'frob', path: '/x' }, 'Unexpected kind: frob');
   assert.deepEqual(d, doc());
 });
@@ -47,10 +65,18 @@ test('json patch: the body must be an array of operations', () => {
 });
 
 test('merge patch: objects merge, null deletes, arrays and scalars replace', () => {
-  assert.deepEqual(applyMergePatch(doc(), { metadata: { labels: { x: null, z: '3' } }, list: [9], data: null, n: { a: { b: null, c: 1 } } }), {
-    metadata: { name: 'a', labels: { z: '3' } },
-    list: [9],
-    n: { a: { c: 1 } },
-  });
+  assert.deepEqual(
+    applyMergePatch(doc(), {
+      metadata: { labels: { x: null, z: '3' } },
+      list: [9],
+      data: null,
+      n: { a: { b: null, c: 1 } },
+    }),
+    {
+      metadata: { name: 'a', labels: { z: '3' } },
+      list: [9],
+      n: { a: { c: 1 } },
+    },
+  );
   assert.equal(applyMergePatch({ a: 1 }, 'x'), 'x');
 });

@@ -149,7 +149,8 @@ export function notSupported(p: Path, value: unknown, validValues: readonly stri
 
 /** TooLong: the value is never printed. */
 export function tooLong(p: Path, maxLength: number): FieldError {
-  const detail = maxLength >= 0 ? `may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` : 'value is too long';
+  const detail =
+    maxLength >= 0 ? `may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` : 'value is too long';
   return new FieldError('FieldValueTooLong', p, '<value omitted>', detail);
 }
 

@@ -2,7 +2,12 @@
 // k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabels).
 
 import { forbidden, invalid, Path, required, tooLong, type ErrorList } from './field.ts';
-import { validateLabelValue, validateNamespaceName, validateQualifiedName, type ValidateNameFunc } from './validation.ts';
+import {
+  validateLabelValue,
+  validateNamespaceName,
+  validateQualifiedName,
+  type ValidateNameFunc,
+} from './validation.ts';
 
 /** The fields of metav1.ObjectMeta that validation reads. */
 export interface ObjectMeta {
@@ -182,7 +187,11 @@ export function validateObjectMetaUpdate(
   errs.push(...immutable(meta.creationTimestamp, old.creationTimestamp, fldPath.child('creationTimestamp')));
   errs.push(...immutable(meta.deletionTimestamp, old.deletionTimestamp, fldPath.child('deletionTimestamp')));
   errs.push(
-    ...immutable(meta.deletionGracePeriodSeconds, old.deletionGracePeriodSeconds, fldPath.child('deletionGracePeriodSeconds')),
+    ...immutable(
+      meta.deletionGracePeriodSeconds,
+      old.deletionGracePeriodSeconds,
+      fldPath.child('deletionGracePeriodSeconds'),
+    ),
   );
   errs.push(...validateLabels(meta.labels, fldPath.child('labels')));
   errs.push(...validateAnnotations(meta.annotations, fldPath.child('annotations')));

@@ -15,9 +15,15 @@ test('field errors print the bad value by type', () => {
   assert.equal(invalid(p, 'Foo', 'bad').toString(), 'metadata.name: Invalid value: "Foo": bad');
   assert.equal(invalid(p, 3, 'bad').toString(), 'metadata.name: Invalid value: 3: bad');
   assert.equal(invalid(p, ['a'], 'bad').toString(), 'metadata.name: Invalid value: ["a"]: bad');
-  assert.equal(required(p, 'name or generateName is required').toString(), 'metadata.name: Required value: name or generateName is required');
+  assert.equal(
+    required(p, 'name or generateName is required').toString(),
+    'metadata.name: Required value: name or generateName is required',
+  );
   assert.equal(tooLong(p, 10).toString(), 'metadata.name: Too long: may not be more than 10 bytes');
-  assert.equal(notSupported(p, 'x', ['A', 'B']).toString(), 'metadata.name: Unsupported value: "x": supported values: "A", "B"');
+  assert.equal(
+    notSupported(p, 'x', ['A', 'B']).toString(),
+    'metadata.name: Unsupported value: "x": supported values: "A", "B"',
+  );
 });
 
 test('a name that is not DNS-1123 gets upstream message, aggregate and causes', () => {
@@ -69,8 +75,17 @@ test('labels, annotations, finalizers and owner references', () => {
 });
 
 test('updates: resourceVersion required, immutable fields, no new finalizers while deleting', () => {
-  const old = { name: 'a', uid: 'u1', resourceVersion: '5', deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['x'] };
-  const errs = validateObjectMetaUpdate({ name: 'a', uid: 'u2', deletionTimestamp: old.deletionTimestamp, finalizers: ['x', 'y'] }, old);
+  const old = {
+    name: 'a',
+    uid: 'u1',
+    resourceVersion: '5',
+    deletionTimestamp: '2026-01-01T00:00:00Z',
+    finalizers: ['x'],
+  };
+  const errs = validateObjectMetaUpdate(
+    { name: 'a', uid: 'u2', deletionTimestamp: old.deletionTimestamp, finalizers: ['x', 'y'] },
+    old,
+  );
   assert.deepEqual(
     errs.map((e) => e.toString()),
     [

@@ -114,7 +114,8 @@ export function validateQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push('name part ' + emptyError());
   else if (name.length > labelKeyMaxLength) errs.push('name part ' + maxLenError(labelKeyMaxLength));
-  if (!labelKeyRe.test(name)) errs.push('name part ' + regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc'));
+  if (!labelKeyRe.test(name))
+    errs.push('name part ' + regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc'));
   return errs;
 }
 

@@ -72,7 +72,10 @@ export class WebhookClient {
     const server = this.config.server;
     const signal = AbortSignal.timeout(this.timeout);
     const fail = (err: unknown) =>
-      new WebhookRequestError(`Post ${goQuote(server)}: ${signal.aborted ? this.timeoutText : transportErrorText(err)}`, signal.aborted);
+      new WebhookRequestError(
+        `Post ${goQuote(server)}: ${signal.aborted ? this.timeoutText : transportErrorText(err)}`,
+        signal.aborted,
+      );
     let res: Response;
     try {
       res = await this.fetchFn(server, { method: 'POST', headers: { ...this.headers }, body, signal });

@@ -75,7 +75,9 @@ export async function parseKubeconfig(
 ): Promise<WebhookClientConfig> {
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length) {
-    throw new KubeconfigError(`error loading config file ${goQuote(path)}: yaml: ${doc.errors[0]!.message.split('\n')[0]}`);
+    throw new KubeconfigError(
+      `error loading config file ${goQuote(path)}: yaml: ${doc.errors[0]!.message.split('\n')[0]}`,
+    );
   }
   const cfg = (doc.toJS() ?? {}) as Obj;
   const current = typeof cfg['current-context'] === 'string' ? (cfg['current-context'] as string) : '';
@@ -87,10 +89,13 @@ export async function parseKubeconfig(
     const userName = str(context, 'user');
     cluster = field(clusterName ? entry(cfg.clusters, clusterName) : first(cfg.clusters), 'cluster');
     user = field(userName ? entry(cfg.users, userName) : first(cfg.users), 'user');
-    if (!str(cluster, 'server')) throw new KubeconfigError(`invalid configuration: no server found for cluster in ${path}`);
+    if (!str(cluster, 'server'))
+      throw new KubeconfigError(`invalid configuration: no server found for cluster in ${path}`);
   } else {
     if (!current) {
-      throw new KubeconfigError('invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable');
+      throw new KubeconfigError(
+        'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
+      );
     }
     const context = field(entry(cfg.contexts, current), 'context');
     const problems: string[] = [];
@@ -100,7 +105,9 @@ export async function parseKubeconfig(
     if (context && !cluster) problems.push(`cluster ${goQuote(clusterName)} not found`);
     if (!str(cluster, 'server')) problems.push('no server found for cluster ' + goQuote(clusterName));
     if (problems.length) {
-      throw new KubeconfigError(`invalid configuration: ${problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`}`);
+      throw new KubeconfigError(
+        `invalid configuration: ${problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`}`,
+      );
     }
     const userName = str(context, 'user');
     user = userName ? field(entry(cfg.users, userName), 'user') : undefined;
@@ -129,7 +136,8 @@ export async function parseKubeconfig(
   const tokenFile = str(user, 'tokenFile');
   const token = str(user, 'token') ?? (tokenFile ? (await read(tokenFile)).trim() : undefined);
   if (token) authorization = `Bearer ${token}`;
-  else if (str(user, 'username')) authorization = `Basic ${encodeBase64Text(`${str(user, 'username')}:${str(user, 'password') ?? ''}`)}`;
+  else if (str(user, 'username'))
+    authorization = `Basic ${encodeBase64Text(`${str(user, 'username')}:${str(user, 'password') ?? ''}`)}`;
   return { server: str(cluster, 'server')!, ...(authorization ? { authorization } : {}), tls };
 }
 
