@@ -1,4 +1,4 @@
-// `npm test`: the import-cycle check, type-check, then run every *.test.ts with node's test runner on the repo's
+// `npm test`: lint (with the import-cycle check), type-check, then run every *.test.ts with node's test runner on the repo's
 // own Node (node_modules/.bin/node, put first on PATH by npm).
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
@@ -11,14 +11,17 @@ if (major < 22) {
   process.exit(1);
 }
 
-// No import cycle between folders (scripts/check-import-cycles.mjs prints one if there is).
-const cycles = spawnSync(process.execPath, ['scripts/check-import-cycles.mjs'], { stdio: 'inherit' });
-if (cycles.status !== 0) process.exit(cycles.status ?? 1);
+// Lint: eslint, prettier --check and no import cycle between folders (scripts/lint.mjs). Only for the whole
+// suite: `npm test -- file.test.ts` runs just the type-check and those files.
+const only = process.argv.slice(2);
+if (only.length === 0) {
+  const lint = spawnSync(process.execPath, ['scripts/lint.mjs'], { stdio: 'inherit' });
+  if (lint.status !== 0) process.exit(lint.status ?? 1);
+}
 
 const tsc = spawnSync('node_modules/.bin/tsc', ['--noEmit', '-p', 'tsconfig.json'], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
-const only = process.argv.slice(2);
 const files = only.length ? only : globSync(['src/**/*.test.ts', 'adapters/**/*.test.ts', 'test/**/*.test.ts']).sort();
 const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
   stdio: 'inherit',
