@@ -26,8 +26,11 @@ import {
 } from '../../src/app/edge.ts';
 import { durableObjectKV, type StoreNamespace } from './store-client.ts';
 
-/** The Durable Object binding of the storage engine (wrangler.toml). */
-export const STORE_BINDING = 'STORE';
+/**
+ * The Durable Object binding of the storage engine (wrangler.toml). Not exported: workerd takes every export of the
+ * main module for a handler and refuses a string.
+ */
+const STORE_BINDING = 'STORE';
 
 /** The parts of `request.cf` the adapter reads (all strings, as the platform sends them). */
 export interface IncomingRequestCf {
