@@ -297,6 +297,8 @@ describe('etcd engine: etcd unreachable or stopped', { skip: etcdSkip() }, () =>
       );
       await new Promise((r) => setTimeout(r, 300));
       etcd.pause();
+      // SIGSTOP reaches every thread of etcd asynchronously: let it land before the next request.
+      await new Promise((r) => setTimeout(r, 100));
       const err = await watching;
       assert.ok(err instanceof EtcdUnavailableError, String(err));
       assert.match(String(err), /timed out after 0.3s/);
@@ -323,6 +325,8 @@ describe('etcd engine: etcd unreachable or stopped', { skip: etcdSkip() }, () =>
       );
       await new Promise((r) => setTimeout(r, 200));
       etcd.pause();
+      // SIGSTOP reaches every thread of etcd asynchronously: let it land before the next request.
+      await new Promise((r) => setTimeout(r, 100));
       const t0 = Date.now();
       await assert.rejects(kv.get('/registry/a'), /timed out after 0.5s/);
       await assert.rejects(kv.readinessCheck(), /timed out after 0.3s/);
