@@ -13,6 +13,7 @@ import {
   tooLong,
   type ErrorList,
 } from '../../util/validation/field.ts';
+import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
 import type { KubeObject, Strategy } from '../generic/store.ts';
 import { age, nameColumn, type TableColumnDefinition, type TableConvertor } from '../generic/table.ts';
@@ -59,7 +60,6 @@ const immutableMsg = 'field is immutable when `immutable` is set';
 
 const mapSize = (m: unknown): number => (m && typeof m === 'object' ? Object.keys(m).length : 0);
 const sortedKeys = (m: unknown): string[] => (m && typeof m === 'object' ? Object.keys(m).sort() : []);
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 function validateDataKeys(obj: KubeObject, fields: string[]): ErrorList {
   const errs: ErrorList = [];
@@ -81,7 +81,7 @@ function validateImmutable(obj: KubeObject, old: KubeObject, fields: string[]): 
   if (old.immutable !== true) return [];
   const errs: ErrorList = [];
   if (obj.immutable !== true) errs.push(forbidden(Path.of('immutable'), immutableMsg));
-  for (const f of fields) if (!same(obj[f], old[f])) errs.push(forbidden(Path.of(f), immutableMsg));
+  for (const f of fields) if (!sameJSON(obj[f], old[f])) errs.push(forbidden(Path.of(f), immutableMsg));
   return errs;
 }
 

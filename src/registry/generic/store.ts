@@ -229,16 +229,18 @@ export class Store {
     return out;
   }
 
+  // rest.ValidNamespace: the request's namespace fills in or must match the object's; cluster-scoped objects have none.
+  private setNamespace(meta: ObjectMeta, namespace: string): void {
+    if (!this.namespaceScoped) delete meta.namespace;
+    else if (!meta.namespace) meta.namespace = namespace;
+    else if (namespace && meta.namespace !== namespace)
+      throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+
   private beforeCreate(obj: KubeObject, namespace: string): void {
     obj.metadata ??= {};
     const meta = obj.metadata;
-    if (this.namespaceScoped) {
-      if (!meta.namespace) meta.namespace = namespace;
-      else if (namespace && meta.namespace !== namespace)
-        throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
-    } else {
-      delete meta.namespace;
-    }
+    this.setNamespace(meta, namespace);
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.resourceVersion;
@@ -323,13 +325,7 @@ export class Store {
   /** rest.BeforeUpdate. */
   private beforeUpdate(obj: KubeObject, old: KubeObject, namespace: string): void {
     const meta = obj.metadata;
-    if (this.namespaceScoped) {
-      if (!meta.namespace) meta.namespace = namespace;
-      else if (namespace && meta.namespace !== namespace)
-        throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
-    } else {
-      delete meta.namespace;
-    }
+    this.setNamespace(meta, namespace);
     // Requests cannot change generation, creationTimestamp, deletionTimestamp or the grace period.
     if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
     else delete meta.generation;

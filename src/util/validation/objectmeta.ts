@@ -153,10 +153,11 @@ export function validateObjectMeta(
   return errs;
 }
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+/** Semantic equality of JSON values (apiequality.Semantic.DeepEqual for decoded JSON). */
+export const sameJSON = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 function immutable(newVal: unknown, oldVal: unknown, fldPath: Path): ErrorList {
-  return same(newVal, oldVal) ? [] : [invalid(fldPath, newVal ?? null, FieldImmutableErrorMsg)];
+  return sameJSON(newVal, oldVal) ? [] : [invalid(fldPath, newVal ?? null, FieldImmutableErrorMsg)];
 }
 
 /** ValidateObjectMetaUpdate. */
