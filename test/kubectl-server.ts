@@ -2,7 +2,7 @@
 // --cert-dir) and a pinned kubectl to drive it: shared by the end-to-end tests.
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './etcd-harness.ts';
 
@@ -27,8 +27,12 @@ export interface CLIServer {
   stop(): Promise<number | null>;
 }
 
-/** Starts the CLI with `--cert-dir=<certDir>` and `args`; resolves once it serves. */
-export async function startCLIServer(certDir: string, args: string[]): Promise<CLIServer> {
+/**
+ * Starts the CLI with `--cert-dir=<certDir>` and `args`; resolves once it serves. With `adminToken`
+ * (a token the args' authentication accepts for a system:masters user) kubectl uses a kubeconfig
+ * written here instead of the secure default's admin.kubeconfig.
+ */
+export async function startCLIServer(certDir: string, args: string[], adminToken?: string): Promise<CLIServer> {
   const port = await freePort();
   const proc = spawn(
     process.execPath,
@@ -49,13 +53,25 @@ export async function startCLIServer(certDir: string, args: string[]): Promise<C
     });
     void exited.then((code) => reject(new Error(`server exited with ${code}: ${err}`)));
   });
-  const kubeconfig = join(certDir, 'admin.kubeconfig');
+  const url = `https://127.0.0.1:${port}`;
+  const kubeconfig = join(certDir, adminToken ? 'test.kubeconfig' : 'admin.kubeconfig');
+  if (adminToken) writeFileSync(kubeconfig, tokenKubeconfig(url, adminToken));
   return {
-    url: `https://127.0.0.1:${port}`,
+    url,
     kubeconfig,
     token: /token: "?([^"\s]+)"?/.exec(readFileSync(kubeconfig, 'utf8'))![1]!,
     stop: () => (proc.kill('SIGTERM'), exited),
   };
+}
+
+function tokenKubeconfig(server: string, token: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "${server}", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: "${token}"}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`;
 }
 
 export interface KubectlResult {

@@ -29,6 +29,7 @@ import {
 } from './routes/resources.ts';
 import type { Controller } from './controllers/controller.ts';
 import { builtinResources } from '../registry/core/resources.ts';
+import { flowcontrolResources } from '../registry/flowcontrol/resources.ts';
 import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
@@ -169,7 +170,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authorization: {},
     externalAddress: '',
     routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
-    resourceDefinitions: [...builtinResources],
+    resourceDefinitions: [...builtinResources, ...flowcontrolResources],
     admissionPlugins: defaultAdmissionPlugins(),
     controllers: defaultControllers(),
     postStartHooks: new Map(),
