@@ -78,19 +78,20 @@ export class FieldSet {
 
   insert(path: readonly string[]): void {
     if (path.length === 0) return;
-    let s: FieldSet = this;
+    let s: FieldSet | undefined;
     for (let i = 0; i < path.length - 1; i++) {
-      let c = s.children.get(path[i]!);
-      if (!c) s.children.set(path[i]!, (c = new FieldSet()));
-      s = c;
+      const parent: FieldSet = s ?? this;
+      s = parent.children.get(path[i]!);
+      if (!s) parent.children.set(path[i]!, (s = new FieldSet()));
     }
-    s.members.add(path[path.length - 1]!);
+    (s ?? this).members.add(path[path.length - 1]!);
   }
 
   has(path: readonly string[]): boolean {
     if (path.length === 0) return false;
-    let s: FieldSet | undefined = this;
-    for (let i = 0; i < path.length - 1 && s; i++) s = s.children.get(path[i]!);
+    let s: FieldSet | undefined = this.children.get(path[0]!);
+    if (path.length === 1) return this.members.has(path[0]!);
+    for (let i = 1; i < path.length - 1 && s; i++) s = s.children.get(path[i]!);
     return !!s && s.members.has(path[path.length - 1]!);
   }
 

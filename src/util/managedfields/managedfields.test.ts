@@ -96,7 +96,7 @@ test('ToFieldSet: map keys, list-map items with their keys (defaults too), sets,
       nodeSelector: { a: 'b' },
     },
   };
-  assert.deepEqual(toFieldSet(pod, n).toFieldsV1(), {
+  assert.deepEqual(toFieldSet(pod as never, n).toFieldsV1(), {
     'f:metadata': { 'f:finalizers': { 'v:"a"': {} }, 'f:name': {} },
     'f:spec': {
       'f:containers': {
@@ -131,7 +131,7 @@ test('Merge: list-map items merge by key, the applied order first; atomic lists 
       ],
     },
   };
-  assert.deepEqual(merge(live, cfg, n), {
+  assert.deepEqual(merge(live as never, cfg as never, n), {
     spec: {
       containers: [
         { name: 'c', image: '3' },
