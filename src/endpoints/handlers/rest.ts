@@ -15,7 +15,7 @@ import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selec
 import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';
 import { patchResource, requestManager } from './patch.ts';
 import { FieldManager } from '../../util/managedfields/fieldmanager.ts';
-import { objectMetaTypeSchema } from '../../util/managedfields/objectmeta.ts';
+import { typeSchemaFromFields } from '../../util/managedfields/objectmeta.ts';
 import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts';
 import type { KubeObject, Store } from '../../registry/generic/store.ts';
@@ -53,7 +53,7 @@ export interface RESTOptions {
 /** The handler of one resource: dispatches on RequestInfo.verb. */
 export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Response> {
   const { store } = o;
-  const typeSchema = o.typeSchema ?? objectMetaTypeSchema;
+  const typeSchema = o.typeSchema ?? typeSchemaFromFields(Object.keys(o.kindInfo.fields));
   const fieldManager = new FieldManager({ schema: typeSchema, apiVersion: store.apiVersion, kind: store.kind });
   const patchScope = {
     store,

@@ -49,12 +49,16 @@ export interface Conflict {
 /** A failure the handler answers with a Status: 400 BadRequest, 409 Conflict (apply) or 500. */
 export class FieldManagerError extends Error {
   readonly code: 400 | 409 | 500;
+  /** The conflicts with the managers printed as upstream's Status causes print them. */
   readonly conflicts?: Conflict[];
-  constructor(message: string, code: 400 | 409 | 500, conflicts?: Conflict[]) {
+  /** The conflicts by manager identifier. */
+  readonly rawConflicts?: Conflict[];
+  constructor(message: string, code: 400 | 409 | 500, conflicts?: Conflict[], rawConflicts?: Conflict[]) {
     super(message);
     this.name = 'FieldManagerError';
     this.code = code;
     this.conflicts = conflicts;
+    this.rawConflicts = rawConflicts;
   }
 }
 
@@ -262,27 +266,41 @@ export class FieldManager {
       );
     if (patch.metadata?.managedFields !== undefined && patch.metadata.managedFields !== null)
       throw new FieldManagerError('metadata.managedFields must be nil', 400);
-    let managed: Managed;
-    try {
-      managed = decodeManagedFields(live?.metadata?.managedFields);
-    } catch (err) {
-      throw new FieldManagerError(`failed to decode managed fields: ${(err as Error).message}`, 500);
-    }
     const id = this.identifier(manager, 'Apply');
     const liveV = withoutManagedFields(live);
-    const config = structuredClone(patch) as JSONMap;
-    let out: JSONMap | undefined;
+    const attempt = (force: boolean) => {
+      let managed: Managed;
+      try {
+        managed = decodeManagedFields(live?.metadata?.managedFields);
+      } catch (err) {
+        throw new FieldManagerError(`failed to decode managed fields: ${(err as Error).message}`, 500);
+      }
+      try {
+        return { managed, out: this.structuredApply(liveV, structuredClone(patch) as JSONMap, managed, id, force) };
+      } catch (err) {
+        if (err instanceof FieldManagerError) throw err;
+        if (err instanceof TypedError)
+          throw new FieldManagerError(
+            `failed to create typed patch object (${gvk(this.apiVersion, this.kind)} ${objectName(patch)}): ${err.message}`,
+            500,
+          );
+        throw err;
+      }
+    };
+    let r: ReturnType<typeof attempt>;
     try {
-      out = this.structuredApply(liveV, config, managed, id, force);
+      r = attempt(force);
     } catch (err) {
-      if (err instanceof FieldManagerError) throw err;
-      if (err instanceof TypedError)
-        throw new FieldManagerError(
-          `failed to create typed patch object (${gvk(this.apiVersion, this.kind)} ${objectName(patch)}): ${err.message}`,
-          500,
-        );
-      throw err;
+      // lastappliedmanager.go: kubectl upgrading from client-side apply takes, without a
+      // conflict, the fields its last-applied annotation still matches.
+      if (!(err instanceof FieldManagerError) || err.code !== 409 || manager !== 'kubectl') throw err;
+      const allowed = this.allowedConflictsFromLastApplied(liveV);
+      if (!allowed) throw err;
+      const rest = err.rawConflicts!.filter((c) => !allowed.has(c.path));
+      if (rest.length > 0) throw conflictError(rest);
+      r = attempt(true);
     }
+    const { managed, out } = r;
     const vs = managed.fields.get(id);
     if (vs) {
       vs.set = vs.set.difference(stripSet);
@@ -306,6 +324,30 @@ export class FieldManager {
     }
     this.setManagedFields(result, managed);
     return result;
+  }
+
+  /** The fields kubectl's last-applied annotation set and the live object still has as set. */
+  private allowedConflictsFromLastApplied(live: JSONMap): FieldSet | undefined {
+    const meta = live.metadata as ManagedObject['metadata'];
+    const text = meta?.annotations?.[LastAppliedConfigAnnotation];
+    if (!text) return undefined;
+    let last: unknown;
+    try {
+      last = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (typeof last !== 'object' || last === null || (last as ManagedObject).apiVersion !== this.apiVersion)
+      return undefined;
+    try {
+      const cmp = compare(last as JSONMap, live, this.node);
+      return toFieldSet(last as JSONMap, this.node)
+        .difference(cmp.modified)
+        .difference(cmp.added)
+        .difference(cmp.removed);
+    } catch {
+      return undefined;
+    }
   }
 
   private decodeOrEmpty(entries: ManagedFieldsEntry[] | undefined): Managed {
@@ -496,6 +538,7 @@ function conflictError(conflicts: Conflict[]): FieldManagerError {
     message,
     409,
     conflicts.map((c) => ({ ...c, manager: printManager(c.manager) })),
+    conflicts,
   );
 }
 

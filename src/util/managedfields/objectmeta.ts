@@ -62,3 +62,13 @@ export const objectMetaTypeSchema: TypeSchema = {
   },
   definitions: { [objectMetaName]: objectMetaSchema },
 };
+
+/**
+ * A kind known by its ObjectMeta and the names of its other fields: declared (as a typed kind's
+ * fields are), their types deduced.
+ */
+export function typeSchemaFromFields(fields: Iterable<string>): TypeSchema {
+  const properties: Record<string, OpenAPISchema> = { ...objectMetaTypeSchema.root.properties };
+  for (const f of fields) if (!Object.hasOwn(properties, f)) properties[f] = {};
+  return { root: { ...objectMetaTypeSchema.root, properties }, definitions: objectMetaTypeSchema.definitions };
+}
