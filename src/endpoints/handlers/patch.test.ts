@@ -53,7 +53,7 @@ const status = (e: unknown) => (e instanceof StatusError ? e.status : undefined)
 test('custom resources answer strategic merge patch with 415 and upstream list of types', async () => {
   const { scope } = setup(false);
   await assert.rejects(
-    patchResource(ctx('', '{}', 'application/strategic-merge-patch+json'), scope, 'ns', 'w', false),
+    patchResource(ctx('', '{}', 'application/strategic-merge-patch+json'), scope, 'ns', 'w', { namespace: 'ns' }),
     (e: unknown) =>
       status(e)?.code === 415 &&
       status(e)?.message ===
@@ -64,7 +64,10 @@ test('custom resources answer strategic merge patch with 415 and upstream list o
 test('apply creates (201 path), a patch applies inside the update loop, dry run writes nothing', async () => {
   const { store, scope } = setup();
   const apply = (body: object, q = '?fieldManager=a') =>
-    patchResource(ctx(q, JSON.stringify(body), 'application/apply-patch+yaml'), scope, 'ns', 'w', q.includes('dryRun'));
+    patchResource(ctx(q, JSON.stringify(body), 'application/apply-patch+yaml'), scope, 'ns', 'w', {
+      namespace: 'ns',
+      dryRun: q.includes('dryRun'),
+    });
   const w = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } };
   const dry = await apply(w, '?fieldManager=a&dryRun=All');
   assert.equal(dry.created, true);
@@ -78,13 +81,9 @@ test('apply creates (201 path), a patch applies inside the update loop, dry run 
   await store.update('w', { ...structuredClone(stored), spec: { size: 1, color: 'red' } } as KubeObject, {
     namespace: 'ns',
   });
-  const m = await patchResource(
-    ctx('', '{"spec":{"size":2}}', 'application/merge-patch+json'),
-    scope,
-    'ns',
-    'w',
-    false,
-  );
+  const m = await patchResource(ctx('', '{"spec":{"size":2}}', 'application/merge-patch+json'), scope, 'ns', 'w', {
+    namespace: 'ns',
+  });
   assert.deepEqual(m.object.spec, { size: 2, color: 'red' });
   // The Update took spec.size from the applier, whose entry is then empty and goes.
   assert.deepEqual(
@@ -93,13 +92,9 @@ test('apply creates (201 path), a patch applies inside the update loop, dry run 
   );
   // A stale resourceVersion in the patch is a conflict.
   await assert.rejects(
-    patchResource(
-      ctx('', '{"metadata":{"resourceVersion":"1"}}', 'application/merge-patch+json'),
-      scope,
-      'ns',
-      'w',
-      false,
-    ),
+    patchResource(ctx('', '{"metadata":{"resourceVersion":"1"}}', 'application/merge-patch+json'), scope, 'ns', 'w', {
+      namespace: 'ns',
+    }),
     (e: unknown) => status(e)?.code === 409,
   );
 });

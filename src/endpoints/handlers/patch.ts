@@ -10,7 +10,7 @@ import { readBody } from './decode.ts';
 import { newBadRequest, newInvalid, newNotFound } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
 import { StatusError } from '../responsewriters/status.ts';
-import type { KubeObject, Store } from '../../registry/generic/store.ts';
+import type { KubeObject, Store, UpdateOptions } from '../../registry/generic/store.ts';
 import { applyJSONPatch, decodePatch, JSONPatchError } from '../../util/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../util/patch/mergepatch.ts';
 import { strategicMergePatch, StrategicMergePatchError } from '../../util/patch/strategicmerge.ts';
@@ -37,8 +37,6 @@ export interface PatchScope {
   /** The kind's schema: patch strategies and merge keys, list and map types. */
   typeSchema?: TypeSchema;
   fieldManager: FieldManager;
-  /** Admission for an apply that creates the object (NamespaceLifecycle). */
-  admitCreate?: (namespace: string, name: string) => Promise<void>;
 }
 
 /** The patch types a resource accepts, in upstream's order (its 415 lists them). */
@@ -144,7 +142,7 @@ export async function patchResource(
   s: PatchScope,
   namespace: string,
   name: string,
-  dryRun: boolean,
+  opts: UpdateOptions,
 ): Promise<{ object: KubeObject; created: boolean }> {
   const contentType = (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const accepted = patchTypes(s.strategicMergePatch);
@@ -223,18 +221,6 @@ export async function patchResource(
   }
 
   const { store } = s;
-  if (isApply && s.admitCreate) {
-    // An apply may create the object: the namespace must admit it.
-    const exists = await store.get(namespace, name).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof StatusError && err.status.reason === 'NotFound') return false;
-        throw err;
-      },
-    );
-    if (!exists) await s.admitCreate(namespace, name);
-  }
-
   const mechanism = (current: KubeObject | undefined): KubeObject => {
     let out: KubeObject;
     try {
@@ -270,7 +256,7 @@ export async function patchResource(
     checkName(out, name);
     return out;
   };
-  return store.update(name, mechanism, { namespace, dryRun, forceAllowCreate: isApply });
+  return store.update(name, mechanism, { ...opts, namespace, forceAllowCreate: isApply });
 }
 
 function yamlError(err: unknown): string {
