@@ -328,6 +328,23 @@ test('bad patches and applies: upstream Status, nothing written', { skip }, asyn
     assert.equal(s.kind, 'Status');
     assert.ok(String(s.message).startsWith(message), `${body}: ${s.message}`);
   }
+  assert.equal(json(await raw('GET', path)).metadata.resourceVersion, rv);
+  // Unknown fields in the patched object: 422 with Strict; otherwise dropped (with a warning).
+  const strict = await raw(
+    'PATCH',
+    `${path}?fieldValidation=Strict`,
+    '{"spec":{"x":1}}',
+    'application/merge-patch+json',
+  );
+  assert.equal(strict.status, 422, strict.body);
+  assert.match(
+    json(strict).message,
+    /^ "" is invalid: patch: Invalid value: .*: strict decoding error: unknown field "spec"$/,
+  );
+  const warned = await raw('PATCH', path, '{"spec":{"x":1},"data":{"w":"1"}}', 'application/merge-patch+json');
+  assert.equal(warned.status, 200, warned.body);
+  assert.equal(json(warned).spec, undefined);
+  assert.equal(json(warned).data.w, '1');
   // An apply that would create in a missing namespace.
   const r = await raw(
     'PATCH',
@@ -339,7 +356,6 @@ test('bad patches and applies: upstream Status, nothing written', { skip }, asyn
   assert.equal(json(r).message, 'namespaces "nope" not found');
   // A non-apply patch of a missing object.
   assert.equal((await raw('PATCH', '/api/v1/namespaces/ssa/configmaps/missing', '{}', smp)).status, 404);
-  assert.equal(json(await raw('GET', path)).metadata.resourceVersion, rv);
   // An apply with dryRun=All creates nothing.
   const dry = await raw(
     'PATCH',

@@ -6,7 +6,8 @@
 // create and update handlers share (handlers/create.go managerOrUserAgent).
 
 import { parse as parseYAML, parseDocument } from 'yaml';
-import { readBody } from './decode.ts';
+import { dropUnknownFields, readBody, type KindInfo } from './decode.ts';
+import { addWarning } from '../request/warning.ts';
 import { newBadRequest, newInvalid, newNotFound } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
 import { StatusError } from '../responsewriters/status.ts';
@@ -37,6 +38,8 @@ export interface PatchScope {
   /** The kind's schema: patch strategies and merge keys, list and map types. */
   typeSchema?: TypeSchema;
   fieldManager: FieldManager;
+  /** The kind's known fields: unknown ones in a patched object are dropped (fieldValidation). */
+  kindInfo?: KindInfo;
 }
 
 /** The patch types a resource accepts, in upstream's order (its 415 lists them). */
@@ -174,7 +177,12 @@ export async function patchResource(
   errs.push(...validateFieldManager(fieldManagerParam));
   if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
   const manager = managerOrUserAgent(fieldManagerParam, ctx.request.headers.get('user-agent') ?? '');
-  const strict = (q.get('fieldValidation') ?? '') === 'Strict';
+  const validation = q.get('fieldValidation') ?? '';
+  if (validation !== '' && validation !== 'Ignore' && validation !== 'Warn' && validation !== 'Strict')
+    throw newBadRequest(
+      `fieldValidation: Invalid value: ${JSON.stringify(validation)}: fieldValidation must be one of "Ignore", "Strict", or "Warn"`,
+    );
+  const strict = validation === 'Strict';
 
   // validateAndTranscodePatch, then the mechanism's decoding.
   const text = new TextDecoder().decode(bytes);
@@ -251,6 +259,15 @@ export async function patchResource(
       throw patchError(err);
     }
     out.metadata ??= {};
+    // The typed decode of the patched object: unknown fields go (a 422 with Strict, a warning with Warn).
+    if (s.kindInfo) {
+      const unknown = dropUnknownFields(out, s.kindInfo);
+      if (unknown.length && strict) {
+        const detail = `strict decoding error: ${unknown.map((u) => `unknown field ${JSON.stringify(u)}`).join(', ')}`;
+        throw newInvalid({ group: '', kind: '' }, '', [invalid(Path.of('patch'), JSON.stringify(patch), detail)]);
+      }
+      if (validation !== 'Ignore') for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
+    }
     // A patch without a resourceVersion applies to the object it was computed on.
     if (current && !out.metadata.resourceVersion) out.metadata.resourceVersion = current.metadata.resourceVersion;
     checkName(out, name);

@@ -63,6 +63,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
     strategicMergePatch: o.strategicMergePatch ?? true,
     typeSchema,
     fieldManager,
+    kindInfo: o.kindInfo,
   };
   return async (ctx) => {
     const info = ctx.requestInfo;
