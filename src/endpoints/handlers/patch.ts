@@ -8,6 +8,7 @@
 import { parse as parseYAML, parseDocument } from 'yaml';
 import { dropUnknownFields, readBody, type KindInfo } from './decode.ts';
 import { addWarning } from '../request/warning.ts';
+import { logRequestPatch } from '../../audit/context.ts';
 import { newBadRequest, newInvalid, newNotFound } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
 import { StatusError } from '../responsewriters/status.ts';
@@ -213,6 +214,8 @@ export async function patchResource(
       throw newBadRequest('invalid JSON patch');
     }
   }
+  // audit.LogRequestPatch: the patch as JSON (an apply's YAML transcoded).
+  logRequestPatch(ctx, isApply ? JSON.stringify(patch) : text);
   let ops: ReturnType<typeof decodePatch> = [];
   if (contentType === JSONPatchType) {
     ops = decodePatch(patch);

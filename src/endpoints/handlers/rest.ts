@@ -22,6 +22,7 @@ import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../regi
 import { newBadRequest, newMethodNotSupported } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
+import { logRequestObject, logResponseObject } from '../../audit/context.ts';
 import type { Attributes, Operation } from '../../admission/interfaces.ts';
 import {
   errorNegotiated,
@@ -81,6 +82,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
       case 'create': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        logRequestObject(ctx, obj);
         const manager = requestManager(ctx, 'CreateOptions');
         fieldManager.update(undefined, obj, manager);
         const dry = dryRun(ctx);
@@ -101,6 +103,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        logRequestObject(ctx, obj);
         checkName(obj, info.name);
         const manager = requestManager(ctx, 'UpdateOptions');
         const r = await store.update(
@@ -303,6 +306,8 @@ function negotiateOutput(ctx: RequestContext): Output {
 }
 
 function encode(ctx: RequestContext, out: Output, value: unknown, code: number): Response {
+  // audit.LogResponseObject, with the object as written (transformResponseObject).
+  logResponseObject(ctx, value);
   if (out === 'yaml')
     return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
   const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(value, 2) : goJSON(value) + '\n';
