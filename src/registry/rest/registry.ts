@@ -4,6 +4,7 @@
 // registry per server: the REST routes serve it, controllers and authorizers read through it,
 // and resources can be added or removed while serving (custom resources).
 
+import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import type { KindInfo } from '../../endpoints/handlers/decode.ts';
 import type { StorageFactory } from '../../storage/storagebackend/factory.ts';
 import { Store, type KubeObject, type Strategy } from '../generic/store.ts';
@@ -37,6 +38,11 @@ export interface ResourceDefinition {
   resourcePrefix?: string;
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?(registry: ResourceRegistry, name: string): Promise<KubeObject>;
+  /**
+   * The kind's OpenAPI v3 schema for strategic merge patch and server-side apply (a CRD version's
+   * structural schema for a custom resource); built-in kinds default to upstream's.
+   */
+  typeSchema?: TypeSchema;
 }
 
 /** A served resource: its definition and the Store over its storage. */
