@@ -14,6 +14,10 @@ import {
   resolveSchema,
 } from './schemas.ts';
 import { negotiateOpenAPI } from './service.ts';
+import { ResourceRegistry } from '../../registry/rest/registry.ts';
+import { builtinResources } from '../../registry/core/resources.ts';
+import { StorageFactory } from '../../storage/storagebackend/factory.ts';
+import { MemoryKV } from '../../storage/memory/kv.ts';
 
 const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const core: APIGroupInfo = {
@@ -339,4 +343,51 @@ test('/openapi/v2: JSON for */* and application/json; protobuf alone is 406 (not
     accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json;q=0.9',
   });
   assert.equal(both.status, 406, 'upstream serves the first clause that matches an offered type');
+});
+
+test('config.resources: the served definitions, their openAPI schemas, and resources added and removed at run time', async () => {
+  const factory = new StorageFactory({ kv: new MemoryKV(), watchCache: false });
+  const registry = new ResourceRegistry(factory, builtinResources);
+  const s = newServer(complete(newConfig({ resources: registry })), 'test');
+  try {
+    type Root = { paths: Record<string, { serverRelativeURL: string }> };
+    type Doc = { paths: Record<string, unknown>; components: { schemas: Record<string, { description?: string }> } };
+    const root = async () => (await (await get(s, '/openapi/v3')).json()) as Root;
+    const doc = async (gv: string) => (await (await get(s, (await root()).paths[gv]!.serverRelativeURL)).json()) as Doc;
+    const before = await root();
+    assert.ok(before.paths['api/v1'] && before.paths['apis/coordination.k8s.io/v1']);
+    const v1 = await doc('api/v1');
+    assert.ok(v1.paths['/api/v1/namespaces/{namespace}/secrets/{name}']);
+    assert.ok(v1.components.schemas['io.k8s.api.core.v1.Secret']);
+
+    const lease = registry.get('coordination.k8s.io', 'leases')!.definition;
+    const widget = (description: string) => ({
+      ...lease,
+      resource: { ...lease.resource, name: 'widgets', singularName: 'widget', kind: 'Widget' },
+      listKind: 'WidgetList',
+      openAPI: {
+        name: 'io.example.Widget',
+        definitions: { 'io.example.Widget': { type: 'object', description } },
+      },
+    });
+    registry.add(widget('first'));
+    const added = await doc('apis/coordination.k8s.io/v1');
+    assert.ok(added.paths['/apis/coordination.k8s.io/v1/namespaces/{namespace}/widgets/{name}']);
+    assert.equal(added.components.schemas['io.example.Widget']!.description, 'first');
+    const url1 = (await root()).paths['apis/coordination.k8s.io/v1']!.serverRelativeURL;
+    registry.remove('coordination.k8s.io', 'widgets');
+    registry.add(widget('second'));
+    assert.notEqual((await root()).paths['apis/coordination.k8s.io/v1']!.serverRelativeURL, url1);
+    assert.equal(
+      (await doc('apis/coordination.k8s.io/v1')).components.schemas['io.example.Widget']!.description,
+      'second',
+    );
+    registry.remove('coordination.k8s.io', 'widgets');
+    const removed = await doc('apis/coordination.k8s.io/v1');
+    assert.equal(removed.paths['/apis/coordination.k8s.io/v1/namespaces/{namespace}/widgets/{name}'], undefined);
+    assert.equal(removed.components.schemas['io.example.Widget'], undefined);
+  } finally {
+    s.destroy();
+    factory.destroy();
+  }
 });

@@ -1,12 +1,15 @@
 // `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<group-version>` (kube-apiserver installs them on
 // the non-API mux: routes/openapi.go). The documents describe what the server serves: discovery's
 // group versions and resources (added and removed at run time, e.g. by CRDs), with each
-// resource's schema from setResourceOpenAPI, else the built-in definition of its kind.
+// resource's schema from its ResourceDefinition's `openAPI` (config.resources) or
+// setResourceOpenAPI (resources served by other installers), else the built-in definition of its
+// kind.
 
 import type { Handler } from '../../endpoints/request/context.ts';
 import { discoveryGroups } from '../../endpoints/discovery/discovery.ts';
 import type { OpenAPIGroupVersion, OpenAPIResource, ResourceOpenAPI } from '../../endpoints/openapi/builder.ts';
 import { OpenAPIService } from '../../endpoints/openapi/service.ts';
+import type { ResourceRegistry } from '../../registry/rest/registry.ts';
 import type { RouteContainer, RouteTarget } from '../mux/container.ts';
 
 /** What installOpenAPI reads from the server's Config. */
@@ -14,6 +17,8 @@ export interface OpenAPIConfig {
   readonly enableDiscovery: boolean;
   readonly externalAddress: string;
   readonly version: { readonly gitVersion: string };
+  /** The served resources; a ResourceDefinition's `openAPI` is its schema. */
+  readonly resources?: ResourceRegistry;
 }
 
 interface SchemaState {
@@ -59,6 +64,7 @@ const subresourceGroupVersions: Record<string, { group: string; version: string 
 /** The served group versions, from discovery, with the schemas set for their resources. */
 export function servedGroupVersions(server: RouteTarget<OpenAPIConfig>): OpenAPIGroupVersion[] {
   const s = stateOf(server.handler);
+  const registry = server.config.resources;
   const out: OpenAPIGroupVersion[] = [];
   for (const g of discoveryGroups(server))
     for (const v of g.versions) {
@@ -69,7 +75,9 @@ export function servedGroupVersions(server: RouteTarget<OpenAPIConfig>): OpenAPI
             ...sr,
             ...(sr.kind !== r.kind ? subresourceGroupVersions[sr.kind] : undefined),
           }));
-        const openAPI = s.byResource.get(key(g.name, v.version, r.name));
+        const def = registry?.get(g.name, r.name)?.definition;
+        const openAPI =
+          (def?.version === v.version ? def.openAPI : undefined) ?? s.byResource.get(key(g.name, v.version, r.name));
         if (openAPI) res.openAPI = openAPI;
         return res;
       });
@@ -81,6 +89,9 @@ export function servedGroupVersions(server: RouteTarget<OpenAPIConfig>): OpenAPI
 /** A Config.routeInstallers entry: serves the OpenAPI documents of whatever the server serves. */
 export function installOpenAPI(server: RouteTarget<OpenAPIConfig>): void {
   const s = stateOf(server.handler);
+  // A resource re-added with another schema (a CRD update) changes no discovery list.
+  const unsubscribe = server.config.resources?.onChange(() => s.generation++);
+  if (unsubscribe) server.addDestroyFunc(unsubscribe);
   const service = new OpenAPIService(
     {
       groupVersions: () => servedGroupVersions(server),
