@@ -2,7 +2,8 @@
 // its secure default, over TLS with the admin kubeconfig. `kubectl apply` with default validation
 // (no --validate=false) reads /openapi/v3, finds fieldValidation on the PATCH operation and sends
 // fieldValidation=Strict; an unknown field is the server's strict decoding error; `kubectl explain`
-// prints fields from the served schemas; the raw documents carry upstream's ETag and caching.
+// prints fields from the served schemas (v3, and v2 in protobuf); the raw documents carry upstream's
+// ETag and caching.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -202,6 +203,10 @@ for (const { v, bin } of kubectls) {
     assert.match(spec, /^FIELD:\s+spec <LeaseSpec>$/m);
     assert.match(spec, /^\s+holderIdentity\s+<string>$/m);
     assert.match(spec, /^\s+leaseDurationSeconds\s+<integer>$/m);
+    // The swagger 2.0 path: client-go's OpenAPISchema() reads /openapi/v2 in protobuf only.
+    const v2 = await ok(bin, 'explain', 'configmap.data', '--output=plaintext-openapiv2');
+    assert.match(v2, /^FIELD:\s+data <map\[string\]string>$/m);
+    assert.match(v2, /Data contains the configuration data\./);
     const ns = await ok(bin, 'explain', 'namespace', '--recursive');
     assert.match(ns, /^\s+finalizers\s+<\[\]string>$/m);
   });
@@ -236,7 +241,7 @@ test('/openapi/v3: root, per group version document, ETag and 304, immutable cac
   assert.equal((await raw('/openapi/v3/api/v1?hash=stale')).status, 301);
 });
 
-test('/openapi/v2: swagger JSON; the protobuf kubectl asks for is 406', { skip }, async () => {
+test('/openapi/v2: swagger JSON and the protobuf kubectl asks for', { skip }, async () => {
   const j = await raw('/openapi/v2', { accept: 'application/json' });
   assert.equal(j.status, 200);
   const swagger = JSON.parse(j.body) as { swagger: string; definitions: Record<string, unknown> };
@@ -244,5 +249,8 @@ test('/openapi/v2: swagger JSON; the protobuf kubectl asks for is 406', { skip }
   assert.ok(swagger.definitions['io.k8s.api.coordination.v1.Lease']);
   assert.equal((await raw('/openapi/v2', { 'if-none-match': j.headers.etag as string })).status, 304);
   const pb = await raw('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
-  assert.equal(pb.status, 406);
+  assert.equal(pb.status, 200);
+  assert.equal(pb.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.equal(pb.headers.etag, j.headers.etag);
+  assert.equal((await raw('/openapi/v2', { accept: 'text/html' })).status, 406);
 });

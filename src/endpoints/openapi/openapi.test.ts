@@ -14,6 +14,7 @@ import {
   resolveSchema,
 } from './schemas.ts';
 import { negotiateOpenAPI } from './service.ts';
+import { encodeV2Protobuf } from './protobuf.ts';
 import { ResourceRegistry } from '../../registry/rest/registry.ts';
 import { builtinResources } from '../../registry/core/resources.ts';
 import { StorageFactory } from '../../storage/storagebackend/factory.ts';
@@ -333,16 +334,71 @@ test('/openapi/v3 and /openapi/v2 follow the served set: a group added or a sche
   );
 });
 
-test('/openapi/v2: JSON for */* and application/json; protobuf alone is 406 (not served here)', async () => {
-  const s = server(core);
-  assert.equal((await get(s, '/openapi/v2', { accept: 'application/json' })).status, 200);
+test('/openapi/v2: JSON, and gnostic protobuf for the media type client-go asks for, with the same ETag', async () => {
+  const s = server(core, coordination);
+  const j = await get(s, '/openapi/v2', { accept: 'application/json' });
+  assert.equal(j.status, 200);
   const pb = await get(s, '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
-  assert.equal(pb.status, 406);
+  assert.equal(pb.status, 200);
+  assert.equal(pb.headers.get('content-type'), 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
   assert.equal(pb.headers.get('vary'), 'Accept');
-  const both = await get(s, '/openapi/v2', {
-    accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json;q=0.9',
+  assert.equal(pb.headers.get('etag'), j.headers.get('etag'));
+  const bytes = new Uint8Array(await pb.arrayBuffer());
+  // Document.swagger = 1: "2.0"; then Info (2) with the title.
+  assert.deepEqual([...bytes.subarray(0, 5)], [0x0a, 3, 0x32, 0x2e, 0x30]);
+  const text = new TextDecoder().decode(bytes);
+  for (const s of [
+    'patchCoordinationV1NamespacedLease',
+    'x-kubernetes-group-version-kind',
+    'io.k8s.api.core.v1.ConfigMap',
+    'fieldValidation',
+  ])
+    assert.ok(text.includes(s), s);
+  assert.equal(
+    (
+      await get(s, '/openapi/v2', {
+        accept: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+        'if-none-match': j.headers.get('etag')!,
+      })
+    ).status,
+    304,
+  );
+  const v2 = await get(s, '/openapi/v2', { accept: 'text/html' });
+  assert.equal(v2.status, 406);
+});
+
+test('v2 protobuf: gnostic field numbers for schemas, parameters, responses and extensions', () => {
+  const bytes = encodeV2Protobuf({
+    swagger: '2.0',
+    info: { title: 'T', version: 'v' },
+    paths: {
+      '/p/{name}': {
+        get: {
+          operationId: 'op',
+          parameters: [{ in: 'query', name: 'q', type: 'string', uniqueItems: true }],
+          responses: { '200': { description: 'OK', schema: { $ref: '#/definitions/D' } } },
+          'x-kubernetes-action': 'get',
+        },
+        parameters: [{ in: 'path', name: 'name', required: true, type: 'string' }],
+      },
+    },
+    definitions: { D: { type: 'object', required: ['a'], properties: { a: { type: 'integer', minimum: 1.5 } } } },
   });
-  assert.equal(both.status, 406, 'upstream serves the first clause that matches an offered type');
+  const hex = Buffer.from(bytes).toString('hex');
+  // Definitions (9) → NamedSchema (1) {name "D", Schema {required (19) "a", type (22) {"object"}, properties (25)}}.
+  assert.ok(hex.includes(Buffer.from([0x9a, 0x01, 0x01, 0x61]).toString('hex')), 'required = 19');
+  assert.ok(
+    hex.includes(Buffer.from([0xb2, 0x01, 0x08, 0x0a, 0x06]).toString('hex') + Buffer.from('object').toString('hex')),
+    'type = 22',
+  );
+  // minimum (9) as a double.
+  assert.ok(hex.includes('49' + Buffer.from(new Float64Array([1.5]).buffer).toString('hex')), 'minimum = 9, fixed64');
+  // The vendor extension as NamedAny {name, Any {yaml = 2: "get\n"}}.
+  assert.ok(
+    hex.includes(
+      Buffer.from('x-kubernetes-action').toString('hex') + '1206' + '1204' + Buffer.from('get\n').toString('hex'),
+    ),
+  );
 });
 
 test('config.resources: the served definitions, their openAPI schemas, and resources added and removed at run time', async () => {

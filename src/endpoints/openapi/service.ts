@@ -3,10 +3,11 @@
 // that changes (a CRD added or removed), each with the SHA-512 ETag upstream computes; 304 on a
 // matching If-None-Match (http.ServeContent), a hash-addressed group version with
 // `Cache-Control: public, immutable` and a year's Expires, a stale hash redirected (301) to the
-// current one, and 406 for a media type not offered.
+// current one, v2 also in gnostic's protobuf, and 406 for a media type not offered.
 
 import { parseAccept } from '../responsewriters/status.ts';
 import { buildV2Document, buildV3Document, groupVersionPath, type OpenAPIGroupVersion } from './builder.ts';
+import { encodeV2Protobuf } from './protobuf.ts';
 
 /** What the documents describe, read on every request (cheap: discovery's lists). */
 export interface OpenAPISource {
@@ -17,16 +18,14 @@ export interface OpenAPISource {
 }
 
 interface Doc {
-  body: string;
+  body: string | Uint8Array;
   /** Upper-case hex SHA-512 of the body (kube-openapi computeETag), unquoted. */
   etag: string;
   lastModified: Date;
 }
 
-const v2ProtobufSubTypes = [
-  'com.github.proto-openapi.spec.v2@v1.0+protobuf',
-  'com.github.proto-openapi.spec.v2.v1.0+protobuf',
-];
+const v2ProtobufDeprecated = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+const v2Protobuf = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 const v3ProtobufSubTypes = [
   'com.github.proto-openapi.spec.v3.v1.0+protobuf',
   'com.github.proto-openapi.spec.v3@v1.0+protobuf',
@@ -83,13 +82,14 @@ function serveContent(request: Request, headers: Headers, doc: Doc): Response {
   }
   headers.set('last-modified', doc.lastModified.toUTCString());
   headers.set('accept-ranges', 'bytes');
-  return new Response(request.method === 'HEAD' ? null : doc.body, { status: 200, headers });
+  return new Response(request.method === 'HEAD' ? null : (doc.body as BodyInit), { status: 200, headers });
 }
 
 /** Serves the v2 and v3 documents of one server; documents are built on first request and kept until the fingerprint changes. */
 export class OpenAPIService {
   private key?: string;
-  private v2?: Promise<Doc>;
+  /** The v2 document: JSON, and its protobuf form once asked for. */
+  private v2?: Promise<{ json: Doc; protobuf?: Doc }>;
   private v3 = new Map<string, Promise<Doc>>();
   private gvs = new Map<string, OpenAPIGroupVersion>();
   private root?: Promise<Doc>;
@@ -181,13 +181,23 @@ export class OpenAPIService {
     const headers = new Headers({ vary: 'Accept' });
     const type = negotiateOpenAPI(request.headers.get('accept'), [
       'application/json',
-      ...v2ProtobufSubTypes.map((s) => `application/${s}`),
+      v2ProtobufDeprecated,
+      v2Protobuf,
     ]);
-    // Only JSON is served; a client that asks for protobuf alone gets upstream's 406 (client-go
-    // then tries the pre-1.10 `/swagger-2.0.0.pb-v1` and reports that document as unavailable).
-    if (type !== 'application/json') return new Response(null, { status: 406, headers });
-    this.v2 ??= newDoc(buildV2Document([...this.gvs.values()], this.info));
-    headers.set('content-type', 'application/json');
-    return serveContent(request, headers, await this.v2);
+    if (!type) return new Response(null, { status: 406, headers });
+    this.v2 ??= newDoc(buildV2Document([...this.gvs.values()], this.info)).then((json) => ({ json }));
+    const docs = await this.v2;
+    if (type === 'application/json') {
+      headers.set('content-type', 'application/json');
+      return serveContent(request, headers, docs.json);
+    }
+    // The protobuf form shares the JSON document's ETag (kube-openapi derives both from one spec).
+    docs.protobuf ??= {
+      body: encodeV2Protobuf(JSON.parse(docs.json.body as string) as Record<string, unknown>),
+      etag: docs.json.etag,
+      lastModified: docs.json.lastModified,
+    };
+    headers.set('content-type', v2Protobuf);
+    return serveContent(request, headers, docs.protobuf);
   }
 }
