@@ -393,10 +393,13 @@ test('v2 protobuf: gnostic field numbers for schemas, parameters, responses and 
   );
   // minimum (9) as a double.
   assert.ok(hex.includes('49' + Buffer.from(new Float64Array([1.5]).buffer).toString('hex')), 'minimum = 9, fixed64');
-  // The vendor extension as NamedAny {name, Any {yaml = 2: "get\n"}}.
+  // A message longer than 127 bytes gets a two-byte length.
+  const long = encodeV2Protobuf({ info: { title: 'x'.repeat(200) } });
+  assert.deepEqual([...long.subarray(0, 5)], [0x12, 0xcb, 0x01, 0x0a, 0xc8]);
+  // The vendor extension as NamedAny {name, Any {yaml = 2: the value as JSON, which is YAML}}.
   assert.ok(
     hex.includes(
-      Buffer.from('x-kubernetes-action').toString('hex') + '1206' + '1204' + Buffer.from('get\n').toString('hex'),
+      Buffer.from('x-kubernetes-action').toString('hex') + '1208' + '1206' + Buffer.from('"get"\n').toString('hex'),
     ),
   );
 });

@@ -2,14 +2,15 @@
 // `application/com.github.proto-openapi.spec.v2.v1.0+protobuf` (pkg/handler ToProtoBinary:
 // gnostic's openapi_v2.Document, github.com/google/gnostic-models/openapiv2/OpenAPIv2.proto).
 // client-go's OpenAPISchema() asks for nothing else. Encodes what the v2 documents built here
-// contain; vendor extensions, enums and defaults are gnostic `Any`s holding YAML, as gnostic
-// writes them.
-
-import { stringify as yamlStringify } from 'yaml';
+// contain; vendor extensions, enums and defaults are gnostic `Any`s holding YAML (here JSON, which
+// is YAML: readers yaml.Unmarshal it, kube-openapi pkg/util/proto VendorExtensionToMap).
 
 type J = Record<string, unknown>;
 
-/** A growable protobuf writer. */
+/**
+ * A protobuf writer. Nested messages are written in place: a placeholder length byte is reserved
+ * and the body moved when its length needs more varint bytes (no buffer per message).
+ */
 class Writer {
   private buf = new Uint8Array(1 << 16);
   private len = 0;
@@ -75,9 +76,23 @@ class Writer {
   }
 
   message(field: number, fill: (w: Writer) => void): void {
-    const w = new Writer();
-    fill(w);
-    this.bytes(field, w.finish());
+    this.key(field, 2);
+    this.ensure(1);
+    const at = this.len++;
+    fill(this);
+    const size = this.len - at - 1;
+    let n = 1;
+    for (let v = size; v > 0x7f; v = Math.floor(v / 128)) n++;
+    if (n > 1) {
+      this.ensure(n - 1);
+      this.buf.copyWithin(at + n, at + 1, this.len);
+      this.len += n - 1;
+    }
+    let v = size;
+    for (let i = 0; i < n; i++) {
+      this.buf[at + i] = i < n - 1 ? (v & 0x7f) | 0x80 : v;
+      v = Math.floor(v / 128);
+    }
   }
 
   finish(): Uint8Array {
@@ -89,7 +104,7 @@ const encoder = new TextEncoder();
 
 /** gnostic Any: the value as YAML. */
 function any(w: Writer, field: number, v: unknown): void {
-  w.message(field, (a) => a.string(2, yamlStringify(v)));
+  w.message(field, (a) => a.string(2, `${JSON.stringify(v)}\n`));
 }
 
 function vendorExtensions(w: Writer, field: number, o: J): void {
