@@ -91,7 +91,7 @@ test(
     ]);
     try {
       assert.equal((await ok(server, ['get', 'secret', 's1', '-o', 'jsonpath={.data.password}'])).trim(), passwordB64);
-      await ok(server, ['replace', '--validate=false', '-f', '-'], await ok(server, ['get', 'secrets', '-o', 'json']));
+      await ok(server, ['replace', '-f', '-'], await ok(server, ['get', 'secrets', '-o', 'json']));
       const stored = sqliteValue(db, '/registry/secrets/default/s1');
       assert.ok(
         stored.toString('latin1').startsWith('k8s:enc:aesgcm:v1:key2:'),

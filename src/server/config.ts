@@ -31,6 +31,7 @@ import type { Controller } from './controllers/controller.ts';
 import { builtinResources } from '../registry/core/resources.ts';
 import { flowcontrolResources } from '../registry/flowcontrol/resources.ts';
 import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
+import { installOpenAPI } from './routes/openapi.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -169,7 +170,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
+    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs, installOpenAPI],
     resourceDefinitions: [...builtinResources, ...flowcontrolResources],
     admissionPlugins: defaultAdmissionPlugins(),
     controllers: defaultControllers(),
