@@ -11,7 +11,9 @@ import { restHandler } from '../../endpoints/handlers/rest.ts';
 import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../../endpoints/responsewriters/status.ts';
 import type { RequestContext } from '../../endpoints/request/context.ts';
 import { installAPIGroup, refreshDiscovery, type APIGroupInfo } from '../../endpoints/discovery/discovery.ts';
-import type { RegisteredResource, ResourceRegistry } from '../../registry/rest/registry.ts';
+import type { RegisteredResource, ResourceDefinition, ResourceRegistry } from '../../registry/rest/registry.ts';
+import { builtinDefinitions, builtinSchemaForGVK } from '../../endpoints/openapi/schemas.ts';
+import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import type { APIEnv, RouteTarget } from '../mux/container.ts';
 import type { Logger } from '../../util/logger.ts';
 import { startControllers, type Controller } from '../controllers/controller.ts';
@@ -70,7 +72,7 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
       minRequestTimeoutSeconds: c.minRequestTimeout,
       admission,
       deleteOverride: def.deleteOverride && ((name) => def.deleteOverride!(registry, name)),
-      typeSchema: def.typeSchema,
+      typeSchema: typeSchemaOf(def),
       // Custom resources have no patch strategies: strategic merge patch is a 415 for them.
       strategicMergePatch: !def.custom,
     });
@@ -111,6 +113,18 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
   }
 
   server.addDestroyFunc(startControllers(c.controllers, registry, c.logger));
+}
+
+/** The schema strategic merge patch and apply read: the definition's own, its OpenAPI one, or upstream's. */
+function typeSchemaOf(def: ResourceDefinition): TypeSchema | undefined {
+  if (def.typeSchema) return def.typeSchema;
+  if (def.openAPI) {
+    const definitions = { ...builtinDefinitions(), ...def.openAPI.definitions };
+    const root = definitions[def.openAPI.name];
+    return root ? { root, definitions } : undefined;
+  }
+  const root = builtinSchemaForGVK({ group: def.group, version: def.version, kind: def.resource.kind });
+  return root ? { root, definitions: builtinDefinitions() } : undefined;
 }
 
 function groupInfos(resources: readonly RegisteredResource[]): Map<string, APIGroupInfo> {
