@@ -8,6 +8,7 @@ import * as x509 from '@peculiar/x509';
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from './authenticator.ts';
 import { credentialIDKey } from './user.ts';
+import { TTLCache } from '../util/cache.ts';
 
 const clientAuthOID = '1.3.6.1.5.5.7.3.2';
 const anyEKUOID = '2.5.29.37.0';
@@ -197,7 +198,6 @@ export interface X509AuthenticatorOptions {
 
 interface CacheEntry {
   pool: CertPool;
-  expires: number;
   resp: AuthenticatorResponse;
 }
 
@@ -213,10 +213,11 @@ function parseChain(ders: Uint8Array[]): x509.X509Certificate[] {
 export class X509Authenticator implements RequestAuthenticator {
   private readonly ca: CAProvider;
   private readonly opts: Required<X509AuthenticatorOptions>;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: TTLCache<string, CacheEntry>;
   constructor(ca: CAProvider | CertPool, opts: X509AuthenticatorOptions = {}) {
     this.ca = ca instanceof CertPool ? () => ca : ca;
     this.opts = { cacheTTL: 60_000, maxCacheEntries: 1024, now: () => new Date(), ...opts };
+    this.cache = new TTLCache({ maxEntries: this.opts.maxCacheEntries, now: () => this.opts.now().getTime() });
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
     const ders = ctx.transport.peerCertificates;
@@ -227,8 +228,7 @@ export class X509Authenticator implements RequestAuthenticator {
     const key = this.opts.cacheTTL > 0 ? ders.map((d) => b64(d)).join(',') : '';
     if (key) {
       const hit = this.cache.get(key);
-      if (hit && hit.pool === pool && hit.expires > now.getTime()) return hit.resp;
-      if (hit) this.cache.delete(key);
+      if (hit?.pool === pool) return hit.resp;
     }
     const [leaf, ...rest] = parseChain(ders);
     let chain: x509.X509Certificate[];
@@ -242,8 +242,7 @@ export class X509Authenticator implements RequestAuthenticator {
     const resp: AuthenticatorResponse = { user };
     if (key) {
       const notAfter = Math.min(...chain.map((c) => c.notAfter.getTime()));
-      if (this.cache.size >= this.opts.maxCacheEntries) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, { pool, resp, expires: Math.min(now.getTime() + this.opts.cacheTTL, notAfter) });
+      this.cache.set(key, { pool, resp }, Math.min(this.opts.cacheTTL, notAfter - now.getTime()));
     }
     return resp;
   }
