@@ -3,8 +3,7 @@
 // EC PRIVATE KEY. RSA keys sign/verify RS256; EC keys ES256/384/512 by curve, as upstream.
 // The key id is upstream's: base64url(sha256(PKIX DER of the public key)).
 
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../util/x509.ts';
 
 export interface PublicKeyEntry {
   key: CryptoKey;

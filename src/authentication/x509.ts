@@ -3,8 +3,7 @@
 // with KeyUsages=[ClientAuth]: validity of every certificate, CA constraint on intermediates,
 // signatures, extended key usage along the chain.
 
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../util/x509.ts';
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from './authenticator.ts';
 import { credentialIDKey } from './user.ts';
