@@ -14,6 +14,7 @@ import { MemoryFileSystem, type FileSystem } from '../util/filesystem.ts';
 import type { ServingListener } from '../server/genericapiserver.ts';
 import type { StoragePlatform } from '../storage/storagebackend/open.ts';
 import type { Platform } from '../server/platform.ts';
+import { decodeBase64 } from '../util/base64.ts';
 
 /**
  * How an adapter (or an embedder) describes the server it wants: flags, bundled files, and the
@@ -91,7 +92,7 @@ function parseFilesVar(name: string, value: unknown): Record<string, string | Ui
   for (const [path, content] of Object.entries(obj as Record<string, unknown>)) {
     if (typeof content === 'string') out[path] = content;
     else if (content && typeof content === 'object' && typeof (content as { base64?: unknown }).base64 === 'string') {
-      out[path] = base64Decode((content as { base64: string }).base64);
+      out[path] = decodeBase64((content as { base64: string }).base64);
     } else throw new Error(`${name}: ${JSON.stringify(path)} must be a string or {"base64": "…"}`);
   }
   return out;
@@ -286,13 +287,6 @@ export class EdgeServer {
 
 function startFailed(): Response {
   return httpError('edge-apiserver failed to start; see the logs for details', 500);
-}
-
-function base64Decode(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }
 
 /** Settings of a runtime that owns its listener (Deno, Bun): where to listen, and when to stop. */

@@ -8,6 +8,7 @@ import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from './authenticator.ts';
 import { credentialIDKey } from './user.ts';
 import { TTLCache } from '../util/cache.ts';
+import { encodeBase64 } from '../util/base64.ts';
 
 const clientAuthOID = '1.3.6.1.5.5.7.3.2';
 const anyEKUOID = '2.5.29.37.0';
@@ -20,7 +21,7 @@ export class CertPool {
   private readonly ders: Set<string>;
   constructor(certs: x509.X509Certificate[]) {
     this.certs = certs;
-    this.ders = new Set(certs.map((c) => b64(new Uint8Array(c.rawData))));
+    this.ders = new Set(certs.map((c) => encodeBase64(new Uint8Array(c.rawData))));
   }
   /** Parses every CERTIFICATE block of a PEM bundle; throws when there is none or one is bad. */
   static fromPEM(pem: string, source = 'CA bundle'): CertPool {
@@ -33,17 +34,11 @@ export class CertPool {
     }
   }
   has(cert: x509.X509Certificate): boolean {
-    return this.ders.has(b64(new Uint8Array(cert.rawData)));
+    return this.ders.has(encodeBase64(new Uint8Array(cert.rawData)));
   }
 }
 
 export class CertificateInvalidError extends Error {}
-
-function b64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
 
 /** Go's time.Time.Format(time.RFC3339) in UTC. */
 function rfc3339(d: Date): string {
@@ -224,7 +219,7 @@ export class X509Authenticator implements RequestAuthenticator {
     const pool = this.ca();
     if (!pool) return null;
     const now = this.opts.now();
-    const key = this.opts.cacheTTL > 0 ? ders.map((d) => b64(d)).join(',') : '';
+    const key = this.opts.cacheTTL > 0 ? ders.map((d) => encodeBase64(d)).join(',') : '';
     if (key) {
       const hit = this.cache.get(key);
       if (hit?.pool === pool) return hit.resp;

@@ -17,6 +17,7 @@ import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
 import type { KubeObject, Strategy } from '../generic/store.ts';
 import { age, nameColumn, type TableColumnDefinition, type TableConvertor } from '../generic/table.ts';
+import { encodeBase64Text } from '../../util/base64.ts';
 
 /** What discovery lists of a resource (metav1.APIResource). */
 export interface ResourceInfo {
@@ -207,18 +208,12 @@ const secretTypeKeys: Record<string, string[]> = {
 
 const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function utf8ToBase64(s: string): string {
-  let bin = '';
-  for (const b of new TextEncoder().encode(s)) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
 /** Secret conversion: stringData is write-only and merges over data (base64-encoded). */
 function foldStringData(obj: KubeObject): void {
   const sd = obj.stringData as Record<string, string> | undefined;
   if (sd && typeof sd === 'object') {
     const data = (obj.data ??= {}) as Record<string, string>;
-    for (const [k, v] of Object.entries(sd)) data[k] = utf8ToBase64(String(v));
+    for (const [k, v] of Object.entries(sd)) data[k] = encodeBase64Text(String(v));
   }
   delete obj.stringData;
   obj.type ??= 'Opaque';
