@@ -25,9 +25,8 @@ export interface WebhookKubeconfigFields {
 }
 
 /**
- * @deprecated Use loadWebhookKubeconfig (src/util/webhook/kubeconfig.ts), which follows clientcmd.
- * Kept for its callers: without a current context it falls back to the first context, which
- * clientcmd does not do.
+ * @deprecated Use loadWebhookKubeconfig (src/util/webhook/kubeconfig.ts). The same clientcmd
+ * rules (a current context is required), in the flat shape of its earlier callers.
  */
 export async function parseWebhookKubeconfig(
   text: string,
@@ -36,7 +35,7 @@ export async function parseWebhookKubeconfig(
 ): Promise<WebhookKubeconfigFields> {
   let c: WebhookClientConfig;
   try {
-    c = await parseKubeconfig(text, file, readFile, { firstContextFallback: true });
+    c = await parseKubeconfig(text, file, readFile);
   } catch (err) {
     const m = err instanceof Error ? err.message : String(err);
     throw new Error(
