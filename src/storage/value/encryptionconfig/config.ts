@@ -9,7 +9,12 @@ import { decodeBase64 } from '../../../util/base64.ts';
 import { aggregateMessage, invalid, Path, required, type ErrorList } from '../../../util/validation/field.ts';
 import { newCBCTransformer, newGCMTransformer } from '../encrypt/aes.ts';
 import { newSecretboxTransformer } from '../encrypt/secretbox.ts';
-import { identityTransformer, newPrefixTransformers, type PrefixTransformer, type Transformer } from '../transformer.ts';
+import {
+  identityTransformer,
+  newPrefixTransformers,
+  type PrefixTransformer,
+  type Transformer,
+} from '../transformer.ts';
 
 interface Key {
   name?: string;
