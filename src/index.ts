@@ -28,6 +28,7 @@ export {
 /** A kube-apiserver flag string (from one env var) → argv. */
 export { splitArgs, ArgsSyntaxError } from './server/options/args.ts';
 export { ServerOptions, aggregateErrors, type OptionsGroup, type ApplyContext } from './server/options/options.ts';
+export type { Platform } from './server/platform.ts';
 /** The server, its delegation seam and the kube-apiserver not-found handler. */
 export {
   GenericAPIServer,
@@ -131,6 +132,12 @@ export {
 export { StaticTokenAuthenticator, LoopbackTokenAuthenticator } from './authentication/static-token.ts';
 export { newTokenFileAuthenticator, parseTokenFile } from './authentication/tokenfile.ts';
 export { CachedTokenAuthenticator, type TokenCacheOptions } from './authentication/cache.ts';
+export {
+  newAuthenticator,
+  type AuthenticatorConfig,
+  type AuthenticatorDeps,
+  type BuiltAuthenticator,
+} from './authentication/factory.ts';
 export { wrapAudienceAgnosticToken, wrapAudienceAgnosticRequest } from './authentication/audiences.ts';
 export { CertPool, X509Authenticator, X509Verifier, verifyClientCertificate } from './authentication/x509.ts';
 export {

@@ -1,6 +1,8 @@
 // Bun: the chain behind Bun.serve (HTTPS when cert/key are given, HTTP/2 by ALPN with `http2`).
-// The server is built once from the same kube-apiserver flags as the CLI; files the flags name
-// are read from disk (node:fs, as on Node) unless given in `files`. Bun.serve does not expose the peer
+// The server is built once from the same kube-apiserver flags as the CLI, on the Node adapter's
+// platform through Bun's Node compatibility (adapters/node/platform.ts): files the flags name are
+// read from disk unless given in `files`, --audit-log-path rotates as on Node, webhooks present
+// client certificates. Bun.serve does not expose the peer
 // certificate to fetch (bun#14097), so x509 client auth needs a trusted proxy header.
 //
 //   import { serve } from 'edge-apiserver/bun';
@@ -13,8 +15,10 @@ import { takeForwardedClientCertificates } from '../../src/endpoints/request/cli
 import { buildProcessServer, runUntilListening, type ProcessServeSettings } from '../../src/app/edge.ts';
 import type { BuiltServer } from '../../src/app/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
+import type { Platform } from '../../src/server/platform.ts';
 import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
+import { nodeCompatiblePlatform } from '../node/platform.ts';
 
 // The slice of Bun's API used here (the repo type-checks with Node's types).
 interface BunServer {
@@ -60,6 +64,11 @@ export interface BunServing {
  * Go-style errors, and directory watches so RBAC manifests, token files and client CAs reload.
  */
 export const bunFileSystem: FileSystem = new NodeFileSystem();
+
+/** Bun's Platform: the Node one (node:fs, node:https, node:zlib work on Bun); Bun.serve terminates TLS. */
+export function bunPlatform(): Platform {
+  return { ...nodeCompatiblePlatform(), fileSystem: bunFileSystem };
+}
 
 export function bunTransport(
   request: Request,
@@ -144,7 +153,7 @@ export class BunServingListener implements ServingListener {
 
 /** Builds the server (rejecting on bad flags), then runs it on Bun.serve until `signal` aborts. */
 export async function serve(settings: BunServeSettings = {}): Promise<BunServing> {
-  const { built, listen } = await buildProcessServer(settings, bunFileSystem);
+  const { built, listen } = await buildProcessServer(settings, bunPlatform());
   const listener = new BunServingListener({
     ...listen,
     http2: settings.http2 ?? true,

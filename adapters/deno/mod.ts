@@ -1,6 +1,8 @@
 // Deno: the chain behind Deno.serve (HTTPS with HTTP/2 by ALPN when cert/key are given). The
-// server is built once from the same kube-apiserver flags as the CLI; files the flags name are
-// read from disk (node:fs, as on Node) unless given in `files`. Deno.serve cannot request client
+// server is built once from the same kube-apiserver flags as the CLI, on the Node adapter's
+// platform through Deno's Node compatibility (adapters/node/platform.ts): files the flags name are
+// read from disk unless given in `files`, --audit-log-path rotates as on Node (needs
+// --allow-write), webhooks present client certificates. Deno.serve cannot request client
 // certificates (deno#26825), so x509 client auth needs a trusted proxy header (clientCertHeader).
 //
 //   import { serve } from 'edge-apiserver/deno';
@@ -13,8 +15,10 @@ import { takeForwardedClientCertificates } from '../../src/endpoints/request/cli
 import { buildProcessServer, runUntilListening, type ProcessServeSettings } from '../../src/app/edge.ts';
 import type { BuiltServer } from '../../src/app/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
+import type { Platform } from '../../src/server/platform.ts';
 import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
+import { nodeCompatiblePlatform } from '../node/platform.ts';
 
 // The slice of the Deno namespace used here (the repo type-checks with Node's types).
 interface DenoServeInfo {
@@ -26,6 +30,7 @@ interface DenoHttpServer {
   shutdown(): Promise<void>;
 }
 interface DenoNamespace {
+  permissions?: { querySync?(d: { name: 'sys'; kind: string }): { state: string } };
   serve(
     options: {
       port?: number;
@@ -62,6 +67,20 @@ export interface DenoServing {
  * Go-style errors, and directory watches so RBAC manifests, token files and client CAs reload.
  */
 export const denoFileSystem: FileSystem = new NodeFileSystem();
+
+/**
+ * Deno's Platform: the Node one (node:fs, node:https, node:zlib work on Deno); Deno.serve
+ * terminates TLS. The host IP is looked up only with --allow-sys granted (asking would prompt).
+ */
+export function denoPlatform(): Platform {
+  let sys: boolean;
+  try {
+    sys = Deno.permissions?.querySync?.({ name: 'sys', kind: 'networkInterfaces' }).state === 'granted';
+  } catch {
+    sys = false;
+  }
+  return { ...nodeCompatiblePlatform({ lookUpHostIP: sys }), fileSystem: denoFileSystem };
+}
 
 /** The request and what the connection tells us, as the chain takes them. */
 export function denoTransport(
@@ -147,7 +166,7 @@ interface DenoListenOptions {
 
 /** Builds the server (rejecting on bad flags), then runs it on Deno.serve until `signal` aborts. */
 export async function serve(options: DenoServeOptions = {}): Promise<DenoServing> {
-  const { built, listen } = await buildProcessServer(options, denoFileSystem);
+  const { built, listen } = await buildProcessServer(options, denoPlatform());
   const listener = new DenoServingListener({
     ...listen,
     clientCertHeader: options.clientCertHeader,

@@ -23,8 +23,14 @@ import {
 } from '../../src/app/edge.ts';
 import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
+import { openAuditLogFile } from '../node/audit-log-writer.ts';
+import { nodeWebhookFetch } from '../node/webhook-fetch.ts';
 
-/** The deployment package's files, read as the Node adapter reads them (Lambda runs Node). */
+/**
+ * The deployment package's files, read as the Node adapter reads them (Lambda runs Node). Of the
+ * Node platform Lambda also takes webhooks with client certificates and audit log files (under
+ * /tmp, the only writable path); API Gateway terminates TLS, and the host IP is not the service's.
+ */
 export const lambdaFileSystem: FileSystem = new NodeFileSystem();
 
 interface ClientCertContext {
@@ -87,7 +93,15 @@ export function createHandler(settings: LambdaSettings = {}): LambdaHandler {
   const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
   const header = settings.clientCertHeader ?? (env[CLIENT_CERT_HEADER_VAR] || undefined);
   const server = new EdgeServer(() =>
-    mergeSettings({ ...settings, fileSystem: settings.fileSystem ?? lambdaFileSystem }, settingsFromEnv(env)),
+    mergeSettings(
+      {
+        ...settings,
+        fileSystem: settings.fileSystem ?? lambdaFileSystem,
+        webhookFetch: settings.webhookFetch ?? nodeWebhookFetch,
+        openAuditLog: settings.openAuditLog ?? openAuditLogFile,
+      },
+      settingsFromEnv(env),
+    ),
   );
   const app = new Hono<{ Bindings: { event: LambdaEvent; lambdaContext?: LambdaContext } }>();
   app.all('*', (c) => {

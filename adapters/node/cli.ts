@@ -4,24 +4,16 @@
 // --help; 1 for bad flags and start-up errors (`Error: <msg>`); 255 when a post-start hook fails.
 
 import { chooseHostInterface } from './host-interface.ts';
+import { nodePlatform } from './platform.ts';
 import { pathToFileURL } from 'node:url';
 import { buildServerFromFlags, type BuiltServer } from '../../src/app/build.ts';
 import { registerNodeProcessMetrics } from './process-metrics.ts';
 import { FlagError, HelpRequested } from '../../src/server/options/flags.ts';
 import { ServerOptions } from '../../src/server/options/options.ts';
-import {
-  DynamicFileCAContent,
-  StaticCAContent,
-  UnionCAContent,
-  type CAContentProvider,
-} from '../../src/server/dynamiccertificates/content.ts';
+import { StaticCAContent, type CAContentProvider } from '../../src/server/dynamiccertificates/content.ts';
 import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
-import { NodeFileSystem } from './fs.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
-import { nodeWebhookFetch } from './webhook-fetch.ts';
-import { openAuditLogFile } from './audit-log-writer.ts';
-import { nodeStoragePlatform } from './storage.ts';
 
 export const command = 'edge-apiserver';
 
@@ -102,14 +94,8 @@ async function start(
   let built: BuiltServer;
   try {
     built = await buildServerFromFlags(argv, {
-      fileSystem: new NodeFileSystem(),
+      ...nodePlatform(),
       logger,
-      servesTLS: true,
-      chooseHostInterface: () => chooseHostInterface(),
-      // TLS-capable fetch for kubeconfig/CA-based clients (audit and token webhooks, OIDC issuers' certificateAuthority).
-      webhookFetch: nodeWebhookFetch,
-      openAuditLog: openAuditLogFile,
-      storage: nodeStoragePlatform(),
       configure: async (c) => {
         registerNodeProcessMetrics(c.metrics);
         await opts.configure?.(c);
@@ -126,7 +112,7 @@ async function start(
     return 1;
   }
 
-  const { server, config, options } = built;
+  const { server, config } = built;
   const info = config.secureServing;
   if (!info) {
     stderr('Error: secure serving is not configured\n');
@@ -134,18 +120,12 @@ async function start(
   }
   let listener: NodeServingListener;
   try {
-    // Client certificates are requested when a client CA is configured; the files are watched
-    // so the CA names offered in the handshake follow the files (verification is per request).
+    // Client certificates are requested when a client CA is configured: the authentication
+    // options publish the watched --client-ca-file/--requestheader-client-ca-file bundle as
+    // info.clientCA (the names offered in the handshake follow the files; verification is per
+    // request); a CA an embedder set on the Config is offered as it is.
     let clientCA: CAContentProvider | undefined;
-    const caFiles = ['client-ca-file', 'requestheader-client-ca-file']
-      .map((n) => options.flags.lookup(n)?.value)
-      .filter((v): v is string => typeof v === 'string' && v !== '');
-    if (caFiles.length) {
-      const fs = new NodeFileSystem();
-      clientCA = new UnionCAContent(
-        await Promise.all(caFiles.map((f) => DynamicFileCAContent.create('client-ca-bundle', f, fs, { logger }))),
-      );
-    } else {
+    if (!info.clientCA) {
       const auth = config.authentication;
       const caBundle = [auth.clientCA, auth.requestHeaderClientCA].filter(Boolean).join('\n');
       if (caBundle) clientCA = new StaticCAContent('client-ca-bundle', caBundle);

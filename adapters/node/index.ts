@@ -2,3 +2,4 @@
 export { NodeServingListener, type NodeServingListenerOptions, maxHeaderBytes } from './listener.ts';
 export { NodeFileSystem } from './fs.ts';
 export { main, defaultHostIP, type MainOptions } from './cli.ts';
+export { nodePlatform, nodeCompatiblePlatform } from './platform.ts';

@@ -17,6 +17,7 @@ export class OptionsValidationError extends Error {
   }
 }
 
+/** The platform's services (src/server/platform.ts), a logger, and what embedders adjust. */
 export interface BuildServerOptions extends Partial<ApplyContext> {
   /** Applied to the Config after the flags (for embedders and platform adapters). */
   configure?: (config: Config) => void | Promise<void>;
@@ -42,21 +43,13 @@ export async function buildServerFromFlags(
   options.parse(args);
   const errors = options.validate();
   if (errors.length) throw new OptionsValidationError(errors);
-  const logger = opts.logger ?? new KlogLogger();
-  const fileSystem = opts.fileSystem ?? new MemoryFileSystem();
+  const { configure, name, ...platform } = opts;
+  const logger = platform.logger ?? new KlogLogger();
+  const fileSystem = platform.fileSystem ?? new MemoryFileSystem();
   const config = newConfig({ logger, fileSystem });
-  await options.applyTo(config, {
-    logger,
-    fileSystem,
-    servesTLS: opts.servesTLS,
-    hostIP: opts.hostIP,
-    chooseHostInterface: opts.chooseHostInterface,
-    openAuditLog: opts.openAuditLog,
-    webhookFetch: opts.webhookFetch,
-    storage: opts.storage,
-  });
-  await opts.configure?.(config);
-  const server = newServer(complete(config), opts.name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));
+  await options.applyTo(config, { ...platform, logger, fileSystem });
+  await configure?.(config);
+  const server = newServer(complete(config), name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));
   server.prepareRun();
   return { server, options, config };
 }

@@ -13,9 +13,14 @@ import { splitArgs } from '../server/options/args.ts';
 import { MemoryFileSystem, type FileSystem } from '../util/filesystem.ts';
 import type { ServingListener } from '../server/genericapiserver.ts';
 import type { StoragePlatform } from '../storage/storagebackend/open.ts';
+import type { Platform } from '../server/platform.ts';
+import { decodeBase64 } from '../util/base64.ts';
 
-/** How an adapter (or an embedder) describes the server it wants. */
-export interface EdgeSettings {
+/**
+ * How an adapter (or an embedder) describes the server it wants: flags, bundled files, and the
+ * platform's services (src/server/platform.ts; Deno and Bun pass the Node-compatible ones).
+ */
+export interface EdgeSettings extends Partial<Platform> {
   /** kube-apiserver flags: one string (shell-quoted, see splitArgs) or argv. */
   flags?: string | readonly string[];
   /** Files the flags name (token files, RBAC manifests, policies …): path → content. */
@@ -87,7 +92,7 @@ function parseFilesVar(name: string, value: unknown): Record<string, string | Ui
   for (const [path, content] of Object.entries(obj as Record<string, unknown>)) {
     if (typeof content === 'string') out[path] = content;
     else if (content && typeof content === 'object' && typeof (content as { base64?: unknown }).base64 === 'string') {
-      out[path] = base64Decode((content as { base64: string }).base64);
+      out[path] = decodeBase64((content as { base64: string }).base64);
     } else throw new Error(`${name}: ${JSON.stringify(path)} must be a string or {"base64": "…"}`);
   }
   return out;
@@ -160,6 +165,10 @@ export function buildEdgeServer(settings: EdgeSettings): Promise<BuiltServer> {
     configure: settings.configure,
     name: settings.name,
     servesTLS: settings.servesTLS,
+    hostIP: settings.hostIP,
+    chooseHostInterface: settings.chooseHostInterface,
+    openAuditLog: settings.openAuditLog,
+    webhookFetch: settings.webhookFetch,
     storage: settings.storage,
   });
 }
@@ -188,16 +197,13 @@ export interface ListenSettings {
  * SNI and reload stay with the Node listener (docs/edge.md "Differences from the Node listener").
  */
 export async function listenSettings(built: BuiltServer, fileSystem: FileSystem): Promise<ListenSettings> {
-  const flag = (name: string): string => {
-    const v = built.options.flags.lookup(name)?.value;
-    return typeof v === 'string' ? v : '';
-  };
   const ss = built.config.secureServing;
   const out: ListenSettings = { port: ss?.bindPort ?? 6443, hostname: ss?.bindAddress || '0.0.0.0' };
   const loaded = ss?.cert?.currentCertKeyContent();
   if (loaded) return { ...out, cert: loaded.cert, key: loaded.key };
-  const certFile = flag('tls-cert-file');
-  const keyFile = flag('tls-private-key-file');
+  // Not loaded (the platform does not serve TLS itself): the files the serving options parsed.
+  const certFile = built.options.secureServing?.certFile ?? '';
+  const keyFile = built.options.secureServing?.keyFile ?? '';
   if (certFile && keyFile) {
     const dec = new TextDecoder();
     out.cert = dec.decode(await fileSystem.readFile(certFile));
@@ -283,13 +289,6 @@ function startFailed(): Response {
   return httpError('edge-apiserver failed to start; see the logs for details', 500);
 }
 
-function base64Decode(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 /** Settings of a runtime that owns its listener (Deno, Bun): where to listen, and when to stop. */
 export interface ProcessServeSettings extends EdgeSettings {
   /** Default `--secure-port` (6443); 0 picks a free port. */
@@ -310,13 +309,23 @@ export interface ProcessServeSettings extends EdgeSettings {
  */
 export async function buildProcessServer(
   settings: ProcessServeSettings,
-  platformFileSystem: FileSystem,
+  platform: Platform,
 ): Promise<{ built: BuiltServer; listen: ListenSettings }> {
   const servesTLS =
     settings.servesTLS ?? (Boolean(settings.cert && settings.key) || namesServingCert(splitArgs(settings.flags)));
-  const withFs = { ...settings, servesTLS, fileSystem: settings.fileSystem ?? platformFileSystem };
-  const built = await buildEdgeServer(withFs);
-  const listen = await listenSettings(built, edgeFileSystem(withFs));
+  // The settings win over the platform's services, one by one (an embedder's own file system, storage …).
+  const withPlatform: EdgeSettings = {
+    ...settings,
+    servesTLS,
+    fileSystem: settings.fileSystem ?? platform.fileSystem,
+    hostIP: settings.hostIP ?? platform.hostIP,
+    chooseHostInterface: settings.chooseHostInterface ?? platform.chooseHostInterface,
+    openAuditLog: settings.openAuditLog ?? platform.openAuditLog,
+    webhookFetch: settings.webhookFetch ?? platform.webhookFetch,
+    storage: settings.storage ?? platform.storage,
+  };
+  const built = await buildEdgeServer(withPlatform);
+  const listen = await listenSettings(built, edgeFileSystem(withPlatform));
   return {
     built,
     listen: {

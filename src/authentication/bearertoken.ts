@@ -9,6 +9,7 @@ import {
 } from './authenticator.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
 import { headerValues } from './headers.ts';
+import { decodeBase64URL } from '../util/base64.ts';
 
 export const invalidTokenError = 'invalid bearer token';
 export const extraSpaceWarning =
@@ -141,9 +142,7 @@ function isWebSocketUpgrade(h: Headers): boolean {
 function decodeBase64URLNoPad(s: string): string {
   if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1)
     throw new Error('invalid base64 in websocket bearer token protocol');
-  const b64 = s.replace(/-/g, '+').replace(/_/g, '/');
-  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
-  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  const bytes = decodeBase64URL(s);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

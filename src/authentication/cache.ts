@@ -2,6 +2,7 @@
 // concurrent misses for the same token sharing one authentication (singleflight).
 // The key holds the token in process memory only (never logged).
 
+import { TTLCache } from '../util/cache.ts';
 import type { AuthenticatorResponse, TokenAuthenticator } from './authenticator.ts';
 
 export interface TokenCacheOptions {
@@ -11,14 +12,13 @@ export interface TokenCacheOptions {
   failureTTL: number;
   /** Whether errors (not only "no opinion") are cached under failureTTL. */
   cacheErrors?: boolean;
-  /** Maximum number of entries (oldest-used evicted). Default 4096. */
+  /** Maximum number of entries per audience set (least recently used evicted). Default 4096. */
   maxEntries?: number;
   /** Clock in ms (tests). */
   now?: () => number;
 }
 
 interface Entry {
-  expires: number;
   resp: AuthenticatorResponse | null;
   err?: Error;
 }
@@ -27,8 +27,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   private readonly inner: TokenAuthenticator;
   private readonly opts: Required<TokenCacheOptions>;
   /** audiences key → token → entry: no per-request string building for the common case. */
-  private readonly maps = new Map<string, Map<string, Entry>>();
-  private count = 0;
+  private readonly caches = new Map<string, TTLCache<string, Entry>>();
   private readonly inflight = new Map<string, Promise<Entry>>();
   private readonly audKeys = new WeakMap<readonly string[], string>();
   /** Counters for tests and metrics. */
@@ -41,18 +40,10 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
     const audKey = this.audiencesKey(audiences);
-    const m = this.maps.get(audKey);
-    const e = m?.get(token);
-    if (e) {
-      if (e.expires > this.opts.now()) {
-        this.hits++;
-        // Refresh recency (LRU).
-        m!.delete(token);
-        m!.set(token, e);
-        return result(e);
-      }
-      m!.delete(token);
-      this.count--;
+    const e = this.caches.get(audKey)?.get(token);
+    if (e !== undefined) {
+      this.hits++;
+      return result(e);
     }
     this.misses++;
     const key = audKey + '\u0001' + token;
@@ -77,39 +68,27 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   private async fill(key: string, audKey: string, token: string, audiences?: readonly string[]): Promise<Entry> {
     let entry: Entry;
     try {
-      const resp = await this.inner.authenticateToken(token, audiences);
-      entry = { resp, expires: 0 };
+      entry = { resp: await this.inner.authenticateToken(token, audiences) };
     } catch (err) {
-      entry = { resp: null, err: err instanceof Error ? err : new Error(String(err)), expires: 0 };
+      entry = { resp: null, err: err instanceof Error ? err : new Error(String(err)) };
     } finally {
       this.inflight.delete(key);
     }
     const ok = entry.resp !== null;
     const ttl = ok ? this.opts.successTTL : this.opts.failureTTL;
     if (ttl > 0 && (ok || !entry.err || this.opts.cacheErrors)) {
-      entry.expires = this.opts.now() + ttl;
-      let m = this.maps.get(audKey);
-      if (!m) this.maps.set(audKey, (m = new Map()));
-      if (m.has(token)) this.count--;
-      while (this.count >= this.opts.maxEntries) this.evictOne(m);
-      m.set(token, entry);
-      this.count++;
+      let c = this.caches.get(audKey);
+      if (!c) this.caches.set(audKey, (c = new TTLCache({ maxEntries: this.opts.maxEntries, now: this.opts.now })));
+      c.set(token, entry, ttl);
     }
     return entry;
   }
 
-  /** Drops the least recently used entry of `prefer` (or of any non-empty map). */
-  private evictOne(prefer: Map<string, Entry>): void {
-    const m = prefer.size ? prefer : [...this.maps.values()].find((x) => x.size);
-    const oldest = m?.keys().next().value;
-    if (m && oldest !== undefined) {
-      m.delete(oldest);
-      this.count--;
-    } else this.count = 0;
-  }
-
+  /** Entries held (each audience set is bounded by maxEntries on its own). */
   get size(): number {
-    return this.count;
+    let n = 0;
+    for (const c of this.caches.values()) n += c.size;
+    return n;
   }
 }
 

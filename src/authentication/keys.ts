@@ -3,8 +3,8 @@
 // EC PRIVATE KEY. RSA keys sign/verify RS256; EC keys ES256/384/512 by curve, as upstream.
 // The key id is upstream's: base64url(sha256(PKIX DER of the public key)).
 
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../util/x509.ts';
+import { decodeBase64, encodeBase64URL } from '../util/base64.ts';
 
 export interface PublicKeyEntry {
   key: CryptoKey;
@@ -157,15 +157,9 @@ function webCryptoParams(a: ReturnType<typeof keyAlgorithm>): RsaHashedImportPar
   return a.kind === 'rsa' ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } : { name: 'ECDSA', namedCurve: a.crv };
 }
 
-function b64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const c of bytes) s += String.fromCharCode(c);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
 /** keyIDFromPublicKey. */
 export async function keyIDFromSPKI(spki: ArrayBuffer | Uint8Array): Promise<string> {
-  return b64url(new Uint8Array(await crypto.subtle.digest('SHA-256', spki as BufferSource)));
+  return encodeBase64URL(new Uint8Array(await crypto.subtle.digest('SHA-256', spki as BufferSource)));
 }
 
 async function publicEntry(spki: Uint8Array): Promise<PublicKeyEntry> {
@@ -186,8 +180,7 @@ export function pemBlocks(pem: string): PemBlock[] {
   const out: PemBlock[] = [];
   const re = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
   for (let m = re.exec(pem); m; m = re.exec(pem)) {
-    const bin = atob(m[2]!.replace(/[^A-Za-z0-9+/=]/g, ''));
-    out.push({ type: m[1]!, der: Uint8Array.from(bin, (c) => c.charCodeAt(0)) });
+    out.push({ type: m[1]!, der: decodeBase64(m[2]!.replace(/[^A-Za-z0-9+/=]/g, '')) });
   }
   return out;
 }

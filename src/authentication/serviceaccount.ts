@@ -14,6 +14,7 @@ import {
   serviceAccountGroupPrefix,
   serviceAccountUsernamePrefix,
 } from './user.ts';
+import { decodeBase64URL } from '../util/base64.ts';
 
 export const podNameKey = 'authentication.kubernetes.io/pod-name';
 export const podUIDKey = 'authentication.kubernetes.io/pod-uid';
@@ -55,9 +56,7 @@ const decoder = new TextDecoder();
 function b64urlJSON(part: string): unknown {
   if (!/^[A-Za-z0-9_-]*$/.test(part)) return undefined;
   try {
-    const b64 = part.replace(/-/g, '+').replace(/_/g, '/');
-    const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
-    return JSON.parse(decoder.decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+    return JSON.parse(decoder.decode(decodeBase64URL(part)));
   } catch {
     return undefined;
   }

@@ -10,8 +10,7 @@ export function ctxFor(
   return newRequestContext(new Request(url, { headers }), transport);
 }
 
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../util/x509.ts';
 
 const ecAlg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const day = 86_400_000;

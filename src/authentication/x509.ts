@@ -3,11 +3,12 @@
 // with KeyUsages=[ClientAuth]: validity of every certificate, CA constraint on intermediates,
 // signatures, extended key usage along the chain.
 
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../util/x509.ts';
 import type { RequestContext, UserInfo } from '../endpoints/request/context.ts';
 import type { AuthenticatorResponse, RequestAuthenticator } from './authenticator.ts';
 import { credentialIDKey } from './user.ts';
+import { TTLCache } from '../util/cache.ts';
+import { encodeBase64 } from '../util/base64.ts';
 
 const clientAuthOID = '1.3.6.1.5.5.7.3.2';
 const anyEKUOID = '2.5.29.37.0';
@@ -20,7 +21,7 @@ export class CertPool {
   private readonly ders: Set<string>;
   constructor(certs: x509.X509Certificate[]) {
     this.certs = certs;
-    this.ders = new Set(certs.map((c) => b64(new Uint8Array(c.rawData))));
+    this.ders = new Set(certs.map((c) => encodeBase64(new Uint8Array(c.rawData))));
   }
   /** Parses every CERTIFICATE block of a PEM bundle; throws when there is none or one is bad. */
   static fromPEM(pem: string, source = 'CA bundle'): CertPool {
@@ -33,17 +34,11 @@ export class CertPool {
     }
   }
   has(cert: x509.X509Certificate): boolean {
-    return this.ders.has(b64(new Uint8Array(cert.rawData)));
+    return this.ders.has(encodeBase64(new Uint8Array(cert.rawData)));
   }
 }
 
 export class CertificateInvalidError extends Error {}
-
-function b64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
 
 /** Go's time.Time.Format(time.RFC3339) in UTC. */
 function rfc3339(d: Date): string {
@@ -197,7 +192,6 @@ export interface X509AuthenticatorOptions {
 
 interface CacheEntry {
   pool: CertPool;
-  expires: number;
   resp: AuthenticatorResponse;
 }
 
@@ -213,10 +207,11 @@ function parseChain(ders: Uint8Array[]): x509.X509Certificate[] {
 export class X509Authenticator implements RequestAuthenticator {
   private readonly ca: CAProvider;
   private readonly opts: Required<X509AuthenticatorOptions>;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: TTLCache<string, CacheEntry>;
   constructor(ca: CAProvider | CertPool, opts: X509AuthenticatorOptions = {}) {
     this.ca = ca instanceof CertPool ? () => ca : ca;
     this.opts = { cacheTTL: 60_000, maxCacheEntries: 1024, now: () => new Date(), ...opts };
+    this.cache = new TTLCache({ maxEntries: this.opts.maxCacheEntries, now: () => this.opts.now().getTime() });
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
     const ders = ctx.transport.peerCertificates;
@@ -224,11 +219,10 @@ export class X509Authenticator implements RequestAuthenticator {
     const pool = this.ca();
     if (!pool) return null;
     const now = this.opts.now();
-    const key = this.opts.cacheTTL > 0 ? ders.map((d) => b64(d)).join(',') : '';
+    const key = this.opts.cacheTTL > 0 ? ders.map((d) => encodeBase64(d)).join(',') : '';
     if (key) {
       const hit = this.cache.get(key);
-      if (hit && hit.pool === pool && hit.expires > now.getTime()) return hit.resp;
-      if (hit) this.cache.delete(key);
+      if (hit?.pool === pool) return hit.resp;
     }
     const [leaf, ...rest] = parseChain(ders);
     let chain: x509.X509Certificate[];
@@ -242,8 +236,7 @@ export class X509Authenticator implements RequestAuthenticator {
     const resp: AuthenticatorResponse = { user };
     if (key) {
       const notAfter = Math.min(...chain.map((c) => c.notAfter.getTime()));
-      if (this.cache.size >= this.opts.maxCacheEntries) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, { pool, resp, expires: Math.min(now.getTime() + this.opts.cacheTTL, notAfter) });
+      this.cache.set(key, { pool, resp }, Math.min(this.opts.cacheTTL, notAfter - now.getTime()));
     }
     return resp;
   }

@@ -13,6 +13,7 @@ import type {
 import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { unionBeforeAnonymous } from '../authentication/union.ts';
 import type { FileSystem } from '../util/filesystem.ts';
+import { encodeBase64Text, encodeBase64URL } from '../util/base64.ts';
 
 export const adminUserName = 'kubernetes-admin';
 export const adminKubeconfigName = 'admin.kubeconfig';
@@ -51,16 +52,13 @@ export function adminTokenAuthenticator(token: string, next: RequestAuthenticato
 /** A random 256-bit token, base64url. */
 export function newAdminToken(): string {
   const b = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...b))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
+  return encodeBase64URL(b);
 }
 
 /** The kubeconfig kubectl uses with the admin token. */
 export function adminKubeconfig(server: string, caPEM: string | undefined, token: string): string {
   const cluster: Record<string, unknown> = { server };
-  if (caPEM) cluster['certificate-authority-data'] = btoa(caPEM);
+  if (caPEM) cluster['certificate-authority-data'] = encodeBase64Text(caPEM);
   return toYAML({
     apiVersion: 'v1',
     kind: 'Config',

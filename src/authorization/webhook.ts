@@ -7,6 +7,7 @@ import type { UserInfo } from '../endpoints/request/context.ts';
 import { parseFieldSelector } from '../endpoints/request/requestinfo.ts';
 import type { Attributes, AuthorizationResult, AuthorizerWithRules, RulesResult } from './authorizer.ts';
 import { decodeBase64Text } from '../util/base64.ts';
+import { TTLCache } from '../util/cache.ts';
 import { defaultRetryBackoff, withExponentialBackoff, type Backoff } from '../util/webhook/backoff.ts';
 import { WebhookClient, WebhookRequestError, type WebhookFetchFactory } from '../util/webhook/client.ts';
 import { parseKubeconfig, type WebhookClientConfig } from '../util/webhook/kubeconfig.ts';
@@ -24,9 +25,8 @@ export interface WebhookKubeconfigFields {
 }
 
 /**
- * @deprecated Use loadWebhookKubeconfig (src/util/webhook/kubeconfig.ts), which follows clientcmd.
- * Kept for its callers: without a current context it falls back to the first context, which
- * clientcmd does not do.
+ * @deprecated Use loadWebhookKubeconfig (src/util/webhook/kubeconfig.ts). The same clientcmd
+ * rules (a current context is required), in the flat shape of its earlier callers.
  */
 export async function parseWebhookKubeconfig(
   text: string,
@@ -35,7 +35,7 @@ export async function parseWebhookKubeconfig(
 ): Promise<WebhookKubeconfigFields> {
   let c: WebhookClientConfig;
   try {
-    c = await parseKubeconfig(text, file, readFile, { firstContextFallback: true });
+    c = await parseKubeconfig(text, file, readFile);
   } catch (err) {
     const m = err instanceof Error ? err.message : String(err);
     throw new Error(
@@ -79,11 +79,6 @@ export interface WebhookAuthorizerOptions {
   fetchFactory?: WebhookFetchFactory;
   /** Injected clock (tests). */
   now?: () => number;
-}
-
-interface CacheEntry {
-  status: SARStatus;
-  expires: number;
 }
 
 interface SARStatus {
@@ -197,7 +192,7 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
   private readonly o: Required<Omit<WebhookAuthorizerOptions, 'fetchFactory' | 'now'>>;
   private readonly client: WebhookClient;
   private readonly now: () => number;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: TTLCache<string, SARStatus>;
 
   constructor(options: WebhookAuthorizerOptions) {
     this.o = {
@@ -215,6 +210,7 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
       ...(f ? { fetch: f } : {}),
     });
     this.now = options.now ?? Date.now;
+    this.cache = new TTLCache({ maxEntries: cacheSize, now: this.now });
   }
 
   async authorize(a: Attributes): Promise<AuthorizationResult> {
@@ -222,13 +218,8 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
     const key = JSON.stringify(spec);
     let status: SARStatus;
     const hit = this.cache.get(key);
-    if (hit && hit.expires > this.now()) {
-      // Refresh LRU position.
-      this.cache.delete(key);
-      this.cache.set(key, hit);
-      status = hit.status;
-    } else {
-      if (hit) this.cache.delete(key);
+    if (hit !== undefined) status = hit;
+    else {
       try {
         status = await this.withRetries(spec);
       } catch (err) {
@@ -238,12 +229,8 @@ export class WebhookAuthorizer implements AuthorizerWithRules {
           error: err instanceof Error ? err : new Error(String(err)),
         };
       }
-      if (key.length < maxCacheKeyLength && this.o.authorizedTTL + this.o.unauthorizedTTL > 0) {
-        const ttl = status.allowed ? this.o.authorizedTTL : this.o.unauthorizedTTL;
-        if (ttl > 0) {
-          if (this.cache.size >= cacheSize) this.cache.delete(this.cache.keys().next().value!);
-          this.cache.set(key, { status, expires: this.now() + ttl });
-        }
+      if (key.length < maxCacheKeyLength) {
+        this.cache.set(key, status, status.allowed ? this.o.authorizedTTL : this.o.unauthorizedTTL);
       }
     }
     const reason = status.reason ?? '';

@@ -6,6 +6,7 @@
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { withOutOfBandAudit, type AuditFilterConfig } from '../audit/request.ts';
+import { decodeBase64 } from '../util/base64.ts';
 
 /**
  * Wraps the 401 handler: with auditing configured, the failure is audited as one ResponseStarted event.
@@ -44,11 +45,11 @@ export function getAuthMethods(ctx: RequestContext): string {
 /** Go's Request.BasicAuth: `Basic ` (case-insensitive) + standard base64 of `user:pass`. */
 function isBasicAuth(auth: string): boolean {
   if (auth.length < 6 || auth.slice(0, 6).toLowerCase() !== 'basic ') return false;
-  let decoded: string;
+  let decoded: Uint8Array;
   try {
-    decoded = atob(auth.slice(6));
+    decoded = decodeBase64(auth.slice(6));
   } catch {
     return false;
   }
-  return decoded.includes(':');
+  return decoded.includes(0x3a); // ':'
 }

@@ -18,6 +18,7 @@ import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.t
 import type { Logger } from '../util/logger.ts';
 import { requestInfoOr500 } from './common.ts';
 import { requestDeadlineFrom } from './request-deadline.ts';
+import { scheduleDeadline, type Expiring } from '../util/timer-wheel.ts';
 
 const timeoutBody = encodeStatus(
   {
@@ -42,62 +43,6 @@ export class DeadlineExceededError extends Error {
     super('context deadline exceeded');
     this.name = 'TimeoutError';
   }
-}
-
-// --- deadline timers ---
-// A timer per request costs a Timeout object plus two list operations; for the usual long
-// deadlines (60 s) a shared wheel with 100 ms slots is cheaper, and firing up to 100 ms late
-// does not matter there. Short deadlines (`?timeout=50ms`) keep a precise timer. The wheel is
-// used only where timers are objects (Node, Bun); on Workers and Deno a timer should
-// belong to its request, so each request keeps its own.
-
-interface Expiring {
-  expire(): void;
-}
-
-const slotMs = 100;
-const wheel = new Map<number, Set<Expiring>>();
-let ticker: { unref?: () => void } | number | undefined;
-let wheelUsable: boolean | undefined;
-
-function tick(): void {
-  const now = Math.floor(Date.now() / slotMs);
-  for (const [slot, set] of wheel) {
-    if (slot > now) continue;
-    wheel.delete(slot);
-    for (const e of set) e.expire();
-  }
-  if (wheel.size === 0 && ticker !== undefined) {
-    clearInterval(ticker as Parameters<typeof clearInterval>[0]);
-    ticker = undefined;
-  }
-}
-
-/** Calls `e.expire()` at `deadline` (ms since the epoch); returns the cancel function. */
-function scheduleDeadline(deadline: number, e: Expiring): () => void {
-  const remaining = deadline - Date.now();
-  if (remaining < 1000 || wheelUsable === false) {
-    const t = setTimeout(() => e.expire(), Math.max(0, remaining));
-    return () => clearTimeout(t);
-  }
-  const slot = Math.ceil(deadline / slotMs);
-  let set = wheel.get(slot);
-  if (!set) {
-    set = new Set();
-    wheel.set(slot, set);
-  }
-  set.add(e);
-  if (ticker === undefined) {
-    ticker = setInterval(tick, slotMs) as unknown as { unref?: () => void };
-    if (wheelUsable === undefined) wheelUsable = typeof ticker === 'object' && typeof ticker.unref === 'function';
-  }
-  const s = set;
-  return () => {
-    s.delete(e);
-    // Empty slots go at once; the ticker stops at its next tick once no deadline is pending,
-    // so an idle process can exit (and a steady stream of requests does not restart it).
-    if (s.size === 0 && wheel.get(slot) === s) wheel.delete(slot);
-  };
 }
 
 /**

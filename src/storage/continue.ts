@@ -7,6 +7,7 @@ import { invalid, Path } from '../util/validation/field.ts';
 import { goQuote } from '../util/go.ts';
 import { InvalidError } from './errors.ts';
 import type { ListOptions } from './interfaces.ts';
+import { decodeBase64URL, encodeBase64URL } from '../util/base64.ts';
 
 export const ErrInvalidStartRV =
   'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)';
@@ -18,21 +19,12 @@ export const ErrUnrecognizedEncodedVersion =
 const enc = new TextEncoder();
 const dec = new TextDecoder('utf-8', { fatal: true });
 
-function base64RawURLEncode(bytes: Uint8Array): string {
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
 function base64RawURLDecode(s: string): Uint8Array {
   // RawURLEncoding: no padding, URL alphabet only.
   if (/[^A-Za-z0-9_-]/.test(s) || s.length % 4 === 1) {
     throw new Error(`illegal base64 data at input byte ${Math.max(0, s.search(/[^A-Za-z0-9_-]/))}`);
   }
-  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  return decodeBase64URL(s);
 }
 
 /** path.Clean for the absolute paths a continue token may name. */
@@ -56,7 +48,7 @@ export function cleanPath(p: string): string {
 export function encodeContinue(key: string, keyPrefix: string, resourceVersion: number): string {
   if (!key.startsWith(keyPrefix)) throw new Error('unable to encode next field: the key and key prefix do not match');
   const json = JSON.stringify({ v: 'meta.k8s.io/v1', rv: resourceVersion, start: key.slice(keyPrefix.length) });
-  return base64RawURLEncode(enc.encode(json));
+  return encodeBase64URL(enc.encode(json));
 }
 
 /** storage.DecodeContinue: the full start key and the token's revision; throws with upstream's messages. */

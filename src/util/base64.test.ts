@@ -19,3 +19,13 @@ test('base64: whitespace and missing padding are accepted as atob does; bad inpu
   assert.throws(() => base64Decode('abcde'));
   assert.throws(() => base64Decode('aé=='));
 });
+
+test('URL-safe base64 without padding (RawURLEncoding)', async () => {
+  const { decodeBase64URL, encodeBase64URL } = await import('./base64.ts');
+  const bytes = new Uint8Array([0xfb, 0xff, 0xfe, 0x00, 0x3f]);
+  assert.equal(encodeBase64URL(bytes), '-__-AD8');
+  assert.equal(encodeBase64URL('{"a":1}'), 'eyJhIjoxfQ');
+  assert.deepEqual(decodeBase64URL('-__-AD8'), bytes);
+  assert.deepEqual(decodeBase64URL('-__-AD8='), bytes, 'padding is optional');
+  for (const bad of ['+//+AD8', 'ab c', 'a', 'abcde']) assert.throws(() => decodeBase64URL(bad), /illegal base64url/);
+});

@@ -5,6 +5,8 @@
 // apimachinery/pkg/apis/meta/v1/generated.proto. gogo writes empty strings and empty Time
 // messages; they are mapped to "absent" so the result matches the JSON decoding.
 
+import { encodeBase64 } from './base64.ts';
+
 export const protobufMagic = new Uint8Array([0x6b, 0x38, 0x73, 0x00]);
 
 export class ProtobufError extends Error {
@@ -85,12 +87,6 @@ function toInt(v: bigint, bits: 32 | 64): number {
 }
 
 /** Decodes one message with `schema` into a JSON-shaped object (empty values dropped). */
-function base64Of(b: Uint8Array): string {
-  let bin = '';
-  for (const x of b) bin += String.fromCharCode(x);
-  return btoa(bin);
-}
-
 export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, unknown> {
   const r = new Reader(buf);
   const out: Record<string, unknown> = {};
@@ -161,7 +157,7 @@ export function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, u
         const m = (out[spec.name] ??= {}) as Record<string, unknown>;
         const key = (e.key as string | undefined) ?? '';
         // []byte values are base64 in JSON, as encoding/json writes them.
-        if (spec.value === 'bytes') m[key] = base64Of((e.value as Uint8Array | undefined) ?? new Uint8Array());
+        if (spec.value === 'bytes') m[key] = encodeBase64((e.value as Uint8Array | undefined) ?? new Uint8Array());
         else m[key] = e.value ?? (spec.value === 'string' ? '' : {});
         break;
       }

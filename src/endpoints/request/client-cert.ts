@@ -4,16 +4,15 @@
 // Gateway's mTLS context. All produce Transport.peerCertificates (DER, leaf first); the x509
 // authenticator still verifies the chain against --client-ca-file.
 
+import { decodeBase64 } from '../../util/base64.ts';
+
 /** Decodes an RFC 8941 byte sequence `:base64:` (colons optional). Undefined when malformed. */
 export function parseSfBinary(value: string): Uint8Array | undefined {
   let v = value.trim();
   if (v.startsWith(':') && v.endsWith(':') && v.length >= 2) v = v.slice(1, -1);
   if (!v || !/^[A-Za-z0-9+/]+={0,2}$/.test(v)) return undefined;
   try {
-    const bin = atob(v);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+    return decodeBase64(v);
   } catch {
     return undefined;
   }

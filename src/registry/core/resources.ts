@@ -18,6 +18,7 @@ import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/vali
 import { formatTime, type KubeObject } from '../generic/store.ts';
 import type { ResourceDefinition, ResourceRegistry } from '../rest/registry.ts';
 import { age, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
+import { encodeBase64Text } from '../../util/base64.ts';
 
 export type { ResourceDefinition, ResourceInfo } from '../rest/registry.ts';
 
@@ -208,18 +209,12 @@ const secretTypeKeys: Record<string, string[]> = {
 
 const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function utf8ToBase64(s: string): string {
-  let bin = '';
-  for (const b of new TextEncoder().encode(s)) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
 /** Secret conversion: stringData is write-only and merges over data (base64-encoded). */
 function foldStringData(obj: KubeObject): void {
   const sd = obj.stringData as Record<string, string> | undefined;
   if (sd && typeof sd === 'object') {
     const data = (obj.data ??= {}) as Record<string, string>;
-    for (const [k, v] of Object.entries(sd)) data[k] = utf8ToBase64(String(v));
+    for (const [k, v] of Object.entries(sd)) data[k] = encodeBase64Text(String(v));
   }
   delete obj.stringData;
   obj.type ??= 'Opaque';

@@ -1,4 +1,2 @@
-// @peculiar/x509 with its Reflect polyfill loaded first (tsyringe needs it: without it
-// the library throws "tsyringe requires a reflect polyfill"). Import x509 only through this file.
-import 'reflect-metadata';
-export * from '@peculiar/x509';
+// @peculiar/x509 for the certificate code, through src/util/x509.ts (the one reflect-metadata import site).
+export * from '../../util/x509.ts';

@@ -1,50 +1,20 @@
 // BuiltInAuthenticationOptions (kube-apiserver pkg/kubeapiserver/options/authentication.go and
 // the generic ClientCert/RequestHeader options): the "Authentication" flags with upstream names
-// and defaults, validation, and ApplyTo building kube-apiserver's authenticator:
-//
-//   AuthenticatedGroupAdder(union(requestheader, x509, bearer(cache(tokenUnion)), websocket(…)))
-//   then unionFailOnError(…, anonymous) when anonymous is enabled,
-//   tokenUnion = token file, service accounts, JWT issuers, webhook (cached).
-//
-// Upstream: pkg/kubeapiserver/authenticator/config.go. The client CA bundles are exposed in
-// config.authentication.clientCA / requestHeaderClientCA for listeners that request certificates.
+// and defaults, validation, ToAuthenticationConfig (plain data: toAuthenticatorConfig) and ApplyTo,
+// which builds the authenticator with src/authentication/factory.ts (upstream:
+// pkg/kubeapiserver/authenticator/config.go) and publishes what it built: the authenticator and
+// the client CA bundles on config.authentication, and the watched CA files as
+// config.secureServing.clientCA for a listener that requests client certificates.
 
 import type { Config } from '../config.ts';
 import type { Flag, FlagSet } from './flags.ts';
 import { FlagError } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
-import { readTextFile } from '../../util/filesystem.ts';
 import { goQuote } from '../../util/go.ts';
-import type { RequestAuthenticator, TokenAuthenticator } from '../../authentication/authenticator.ts';
-import { AnonymousAuthenticator } from '../../authentication/anonymous.ts';
-import { wrapAudienceAgnosticRequest, wrapAudienceAgnosticToken } from '../../authentication/audiences.ts';
-import { BearerTokenAuthenticator, WebSocketProtocolAuthenticator } from '../../authentication/bearertoken.ts';
-import { CachedTokenAuthenticator } from '../../authentication/cache.ts';
-import { newTokenFileAuthenticator } from '../../authentication/tokenfile.ts';
-import { AuthenticatedGroupAdder, UnionAuthenticator, UnionTokenAuthenticator } from '../../authentication/union.ts';
-import { CertPool, X509Authenticator } from '../../authentication/x509.ts';
-import { newSecureRequestHeaderAuthenticator, type RequestHeaderConfig } from '../../authentication/requestheader.ts';
-import {
-  parsePrivateKeyPEM,
-  parsePublicKeysPEM,
-  type PublicKeyEntry,
-  type SigningKey,
-} from '../../authentication/keys.ts';
-import { ServiceAccountTokenAuthenticator } from '../../authentication/serviceaccount.ts';
+import { newAuthenticator, type AuthenticatorConfig, type BuiltAuthenticator } from '../../authentication/factory.ts';
+import type { SigningKey } from '../../authentication/keys.ts';
 import { newOpenIDMetadata, openIDMetadataInstaller } from '../../authentication/openid.ts';
-import {
-  allowedSigningAlgorithms,
-  JWTAuthenticator,
-  type Fetch,
-  type JWTAuthenticatorConfig,
-} from '../../authentication/jwt.ts';
-import {
-  legacyOIDCConfig,
-  parseAuthenticationConfiguration,
-  type AuthenticationConfiguration,
-} from '../../authentication/authentication-config.ts';
-import { WebhookTokenAuthenticator } from '../../authentication/webhook.ts';
-import { loadWebhookKubeconfig, type WebhookTLSConfig } from '../../util/webhook/kubeconfig.ts';
+import { allowedSigningAlgorithms, type JWTAuthenticator } from '../../authentication/jwt.ts';
 
 const minute = 60e9;
 
@@ -101,8 +71,12 @@ export class AuthenticationOptions implements OptionsGroup {
 
   /** After applyTo: the service-account signing key (for minting tokens in-process), if configured. */
   signingKey?: SigningKey;
-  /** After applyTo: the JWT authenticators (tests, metrics). */
-  jwtAuthenticators: JWTAuthenticator[] = [];
+  /** After applyTo: what the factory built. */
+  built?: BuiltAuthenticator;
+  /** After applyTo: the JWT authenticators, current after a reload (tests, metrics). */
+  get jwtAuthenticators(): JWTAuthenticator[] {
+    return this.built?.jwtAuthenticators ?? [];
+  }
 
   addFlags(fs: FlagSet): void {
     fs.section('Authentication');
@@ -334,258 +308,102 @@ export class AuthenticationOptions implements OptionsGroup {
     return errs;
   }
 
-  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
-    const fs = ctx.fileSystem;
-    const logger = ctx.logger;
-    const read = (path: string) => readTextFile(fs, path);
-    const tlsFetch = (tls: WebhookTLSConfig): Fetch | undefined => {
-      const f = ctx.webhookFetch?.(tls);
-      return f
-        ? (input, init) =>
-            f(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, init ?? {})
-        : undefined;
+  /** ToAuthenticationConfig: the flags as an AuthenticatorConfig (plain data; files by path). */
+  toAuthenticatorConfig(): AuthenticatorConfig {
+    const issuers = [...this.serviceAccountIssuer.value];
+    const c: AuthenticatorConfig = {
+      anonymous: this.anonymousAuth.value,
+      anonymousFlagSet: this.anonymousAuth.changed,
+      apiAudiences: this.apiAudiences.value.length ? [...this.apiAudiences.value] : [...issuers],
+      authenticationConfigFile: this.authenticationConfig.value,
+      clientCAFile: this.clientCAFile.value,
+      tokenAuthFile: this.tokenAuthFile.value,
+      serviceAccountIssuers: issuers,
+      serviceAccountKeyFiles: [...this.serviceAccountKeyFile.value],
+      serviceAccountSigningKeyFile: this.serviceAccountSigningKeyFile.value,
+      serviceAccountJWKSURI: this.serviceAccountJWKSURI.value,
+      tokenSuccessCacheTTL: this.tokenSuccessCacheTTL,
+      tokenFailureCacheTTL: this.tokenFailureCacheTTL,
     };
-
-    // --- structured configuration (validated before anything is built)
-    let structured: AuthenticationConfiguration | undefined;
-    const issuers = this.serviceAccountIssuer.value;
-    if (this.authenticationConfig.value) {
-      const path = this.authenticationConfig.value;
-      try {
-        structured = parseAuthenticationConfiguration(await read(path), issuers);
-      } catch (err) {
-        throw new Error(
-          `failed to load authentication configuration from file ${goQuote(path)}: ${(err as Error).message}`,
-        );
-      }
-      if (structured.anonymous && this.anonymousAuth.changed) {
-        throw new Error(
-          'anonymous is configured in the authentication configuration file and --anonymous-auth flag is set; they are mutually exclusive',
-        );
-      }
-    }
-
-    const apiAudiences = this.apiAudiences.value.length ? [...this.apiAudiences.value] : [...issuers];
-    config.authentication.apiAudiences = apiAudiences;
-
-    const requestAuthenticators: RequestAuthenticator[] = [];
-    const tokenAuthenticators: TokenAuthenticator[] = [];
-
-    // --- front proxy (request header) first, then x509, then tokens (upstream order)
     if (this.requestHeaderClientCAFile.value) {
-      const path = this.requestHeaderClientCAFile.value;
-      const pem = await readCA(fs, path);
-      const pool = { current: CertPool.fromPEM(pem, path) };
-      this.watchCA(ctx, path, (p, text) => {
-        pool.current = p;
-        config.authentication.requestHeaderClientCA = text;
-      });
-      const rh: RequestHeaderConfig = {
+      c.requestHeader = {
+        clientCAFile: this.requestHeaderClientCAFile.value,
         usernameHeaders: this.requestHeaderUsernameHeaders.value,
         uidHeaders: this.requestHeaderUIDHeaders.value,
         groupHeaders: this.requestHeaderGroupHeaders.value,
         extraHeaderPrefixes: this.requestHeaderExtraHeadersPrefix.value,
         allowedClientNames: this.requestHeaderAllowedNames.value,
       };
-      config.authentication.requestHeaderClientCA = pem;
-      config.authentication.requestHeaderConfig = rh;
-      requestAuthenticators.push(
-        wrapAudienceAgnosticRequest(
-          apiAudiences,
-          newSecureRequestHeaderAuthenticator(() => pool.current, rh),
-        ),
-      );
     }
-    if (this.clientCAFile.value) {
-      const path = this.clientCAFile.value;
-      const pem = await readCA(fs, path);
-      const pool = { current: CertPool.fromPEM(pem, path) };
-      this.watchCA(ctx, path, (p, text) => {
-        pool.current = p;
-        config.authentication.clientCA = text;
-      });
-      config.authentication.clientCA = pem;
-      requestAuthenticators.push(new X509Authenticator(() => pool.current));
+    if (this.oidcIssuerURL.value) {
+      c.oidc = {
+        issuerURL: this.oidcIssuerURL.value,
+        clientID: this.oidcClientID.value,
+        caFile: this.oidcCAFile.value,
+        usernameClaim: this.oidcUsernameClaim.value,
+        usernamePrefix: this.oidcUsernamePrefix.value,
+        groupsClaim: this.oidcGroupsClaim.value,
+        groupsPrefix: this.oidcGroupsPrefix.value,
+        requiredClaims: { ...this.oidcRequiredClaim.value },
+        signingAlgs: [...this.oidcSigningAlgs.value],
+      };
     }
+    if (this.webhookConfigFile.value) {
+      c.webhook = {
+        configFile: this.webhookConfigFile.value,
+        version: this.webhookVersion.value as 'v1' | 'v1beta1',
+        cacheTTL: this.webhookCacheTTL.value / 1e6,
+      };
+    }
+    return c;
+  }
 
-    // --- token authenticators, in kube-apiserver's order
-    if (this.tokenAuthFile.value) {
-      const path = this.tokenAuthFile.value;
-      const tokens = await newTokenFileAuthenticator(await read(path), path, logger);
-      tokenAuthenticators.push(wrapAudienceAgnosticToken(apiAudiences, tokens));
-    }
-
-    let saKeys: PublicKeyEntry[] = [];
-    for (const path of this.serviceAccountKeyFile.value) {
-      try {
-        saKeys.push(...(await parsePublicKeysPEM(await read(path))));
-      } catch (err) {
-        throw new Error(`failed to parse key file ${goQuote(path)}: ${(err as Error).message}`);
-      }
-    }
-    if (this.serviceAccountSigningKeyFile.value) {
-      const path = this.serviceAccountSigningKeyFile.value;
-      try {
-        this.signingKey = await parsePrivateKeyPEM(await read(path));
-      } catch (err) {
-        throw new Error(`failed to parse service-account-issuer-key-file: ${(err as Error).message}`);
-      }
-      // Upstream requires the public half in --service-account-key-file; we add it when missing.
-      if (!saKeys.some((k) => k.kid === this.signingKey!.kid)) {
-        const { privateKey: _, ...pub } = this.signingKey;
-        saKeys = [...saKeys, pub];
-      }
-    }
-    if (issuers.length && saKeys.length) {
-      tokenAuthenticators.push(
-        new ServiceAccountTokenAuthenticator({ issuers, keys: saKeys, implicitAudiences: apiAudiences }),
-      );
+  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    const authn = config.authentication;
+    const c = this.toAuthenticatorConfig();
+    authn.apiAudiences = c.apiAudiences;
+    const built = await newAuthenticator(c, {
+      fileSystem: ctx.fileSystem,
+      logger: ctx.logger,
+      webhookFetch: ctx.webhookFetch,
+      onCAReload: (which, pem) => {
+        if (which === 'client') authn.clientCA = pem;
+        else authn.requestHeaderClientCA = pem;
+      },
+    });
+    this.built = built;
+    this.signingKey = built.signingKey;
+    if (built.requestHeaderClientCA !== undefined) authn.requestHeaderClientCA = built.requestHeaderClientCA;
+    if (built.requestHeaderConfig) authn.requestHeaderConfig = built.requestHeaderConfig;
+    if (built.clientCA !== undefined) authn.clientCA = built.clientCA;
+    if (built.authenticator) authn.authenticator = built.authenticator;
+    const discovery = built.serviceAccountDiscovery;
+    if (discovery) {
       // Built at New() time so that an external address set after the flags still counts.
-      const jwksURI = this.serviceAccountJWKSURI.value;
-      const keys = saKeys;
       config.routeInstallers.push((server) => {
         try {
-          openIDMetadataInstaller(newOpenIDMetadata(issuers[0]!, jwksURI, server.config.externalAddress, keys))(server);
+          openIDMetadataInstaller(
+            newOpenIDMetadata(discovery.issuer, discovery.jwksURI, server.config.externalAddress, discovery.keys),
+          )(server);
         } catch (err) {
           server.config.logger.warning(
             `Could not set up OpenID discovery for the service account issuer: ${(err as Error).message}`,
           );
         }
       });
-    } else if (issuers.length) {
-      logger.warning(
-        '--service-account-issuer is set but no --service-account-key-file or --service-account-signing-key-file: service account tokens cannot be verified',
-      );
-    } else if (saKeys.length) {
-      // Without an issuer only legacy secret-based tokens could use these keys, and those need storage.
-      logger.warning(
-        '--service-account-key-file is set without --service-account-issuer: legacy service account tokens are not supported, the keys are unused',
-      );
     }
-
-    const jwtConfigs: JWTAuthenticatorConfig[] = [...(structured?.jwt ?? [])];
-    if (!structured && this.oidcIssuerURL.value) {
-      jwtConfigs.push(
-        legacyOIDCConfig({
-          issuerURL: this.oidcIssuerURL.value,
-          clientID: this.oidcClientID.value,
-          caPEM: this.oidcCAFile.value ? await read(this.oidcCAFile.value) : undefined,
-          usernameClaim: this.oidcUsernameClaim.value,
-          usernamePrefix: this.oidcUsernamePrefix.value,
-          groupsClaim: this.oidcGroupsClaim.value,
-          groupsPrefix: this.oidcGroupsPrefix.value,
-          requiredClaims: this.oidcRequiredClaim.value,
-        }),
+    // SecureServingInfo.ClientCA: the CA files, watched, for the handshake's certificate request
+    // (only where this process terminates TLS; verification is per request, above).
+    const caFiles = [c.clientCAFile, c.requestHeader?.clientCAFile ?? ''].filter((f) => f !== '');
+    if (ctx.servesTLS && config.secureServing && caFiles.length) {
+      // Loaded on demand, as the serving options load the certificate code (edge start-up).
+      const { DynamicFileCAContent, UnionCAContent } = await import('../dynamiccertificates/content.ts');
+      const reload = { logger: ctx.logger };
+      config.secureServing.clientCA = new UnionCAContent(
+        await Promise.all(
+          caFiles.map((f) => DynamicFileCAContent.create('client-ca-bundle', f, ctx.fileSystem, reload)),
+        ),
       );
     }
-    const buildJWT = (configs: JWTAuthenticatorConfig[]): { list: JWTAuthenticator[]; auth: TokenAuthenticator } => {
-      const list: JWTAuthenticator[] = [];
-      for (const jc of configs) {
-        const ca = jc.issuer.certificateAuthority;
-        const fetchFn = ca ? tlsFetch({ caData: ca }) : undefined;
-        if (ca && !fetchFn)
-          logger.warning(
-            `No TLS-capable fetch on this platform: the certificateAuthority of issuer ${goQuote(jc.issuer.url)} is ignored and the platform trust store is used`,
-          );
-        list.push(
-          new JWTAuthenticator(jc, {
-            algorithms: structured ? allowedSigningAlgorithms : this.oidcSigningAlgs.value,
-            fetch: fetchFn,
-          }),
-        );
-      }
-      const wrapped = list.map((a) => wrapAudienceAgnosticToken(apiAudiences, a));
-      return { list, auth: wrapped.length === 1 ? wrapped[0]! : new UnionTokenAuthenticator(wrapped) };
-    };
-    if (jwtConfigs.length || (structured && fs.watch)) {
-      // The JWT issuers sit behind a swappable holder: --authentication-config is reloaded when
-      // the file changes (upstream reloads it too); an invalid new file keeps the old issuers.
-      const built = buildJWT(jwtConfigs);
-      this.jwtAuthenticators = built.list;
-      const holder = { current: built.auth };
-      tokenAuthenticators.push({ authenticateToken: (token, auds) => holder.current.authenticateToken(token, auds) });
-      if (structured && fs.watch) {
-        const path = this.authenticationConfig.value;
-        fs.watch(path, () => {
-          read(path)
-            .then((text) => {
-              const next = parseAuthenticationConfiguration(text, issuers);
-              const rebuilt = buildJWT(next.jwt);
-              holder.current = rebuilt.auth;
-              this.jwtAuthenticators = rebuilt.list;
-              logger.info('Loaded new authentication configuration', { path, jwtIssuers: next.jwt.length });
-            })
-            .catch((err: Error) =>
-              logger.error('Failed to reload authentication configuration, keeping the previous one', { path, err }),
-            );
-        });
-      }
-    }
-
-    if (this.webhookConfigFile.value) {
-      const client = await loadWebhookKubeconfig(fs, this.webhookConfigFile.value);
-      const ttl = this.webhookCacheTTL.value / 1e6;
-      const hook = new WebhookTokenAuthenticator({
-        client,
-        version: this.webhookVersion.value as 'v1' | 'v1beta1',
-        implicitAudiences: apiAudiences,
-        fetch: tlsFetch(client.tls),
-      });
-      tokenAuthenticators.push(
-        new CachedTokenAuthenticator(hook, { successTTL: ttl, failureTTL: ttl, cacheErrors: false }),
-      );
-    }
-
-    if (tokenAuthenticators.length) {
-      let tokenAuth: TokenAuthenticator =
-        tokenAuthenticators.length === 1 ? tokenAuthenticators[0]! : new UnionTokenAuthenticator(tokenAuthenticators);
-      if (this.tokenSuccessCacheTTL > 0 || this.tokenFailureCacheTTL > 0) {
-        tokenAuth = new CachedTokenAuthenticator(tokenAuth, {
-          successTTL: this.tokenSuccessCacheTTL,
-          failureTTL: this.tokenFailureCacheTTL,
-          cacheErrors: true,
-        });
-      }
-      requestAuthenticators.push(
-        new BearerTokenAuthenticator(tokenAuth),
-        new WebSocketProtocolAuthenticator(tokenAuth),
-      );
-    }
-
-    const anonymousEnabled = structured?.anonymous ? structured.anonymous.enabled : this.anonymousAuth.value;
-    const anonymous = new AnonymousAuthenticator({ paths: structured?.anonymous?.conditions.map((c) => c.path) });
-    if (!requestAuthenticators.length) {
-      if (anonymousEnabled) config.authentication.authenticator = anonymous;
-      else logger.warning('Authentication is disabled');
-      return;
-    }
-    const chain = new AuthenticatedGroupAdder(new UnionAuthenticator(requestAuthenticators));
-    config.authentication.authenticator = anonymousEnabled ? new UnionAuthenticator([chain, anonymous], true) : chain;
   }
-
-  /** Reloads a CA bundle when the file changes (dynamiccertificates' file watch); keeps the old one on errors. */
-  private watchCA(ctx: ApplyContext, path: string, set: (pool: CertPool, text: string) => void): void {
-    ctx.fileSystem.watch?.(path, () => {
-      readTextFile(ctx.fileSystem, path)
-        .then((text) => set(CertPool.fromPEM(text, path), text))
-        .catch((err: Error) =>
-          ctx.logger.error('Failed to reload client CA bundle, keeping the previous one', { path, err }),
-        );
-    });
-  }
-}
-
-async function readCA(fs: ApplyContext['fileSystem'], path: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readTextFile(fs, path);
-  } catch (err) {
-    throw new Error(`unable to load client CA provider: ${(err as Error).message}`);
-  }
-  try {
-    CertPool.fromPEM(text, path);
-  } catch (err) {
-    throw new Error(`unable to load client CA provider: error reading ${path}: ${(err as Error).message}`);
-  }
-  return text;
 }

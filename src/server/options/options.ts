@@ -4,39 +4,20 @@
 
 import type { Config } from '../config.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { FileSystem } from '../../util/filesystem.ts';
 import { FlagSet } from './flags.ts';
 import { SecureServingOptions } from './serving.ts';
 import { LogsOptions } from './logs.ts';
 import { AuditOptions } from './audit.ts';
-import type { AuditLogOpener } from '../../audit/log.ts';
-import type { WebhookFetchFactory } from '../../util/webhook/client.ts';
 import { FeatureOptions } from './features.ts';
 import { AuthenticationOptions } from './authentication.ts';
 import { AuthorizationOptions } from './authorization.ts';
 import { ServerRunOptions } from './run.ts';
 import { EtcdOptions } from './etcd.ts';
-import type { StoragePlatform } from '../../storage/storagebackend/open.ts';
+import type { Platform } from '../platform.ts';
 
-/** What ApplyTo may use besides the Config. */
-export interface ApplyContext {
-  fileSystem: FileSystem;
+/** What ApplyTo may use besides the Config: the platform's services and a logger. */
+export interface ApplyContext extends Platform {
   logger: Logger;
-  /** True when the platform terminates TLS itself (Node adapter): certificates are loaded or generated. */
-  servesTLS?: boolean;
-  /** The host's default interface IP: the advertise address when none is given and the bind address is unspecified or loopback. */
-  hostIP?: string;
-  /**
-   * utilnet.ChooseHostInterface on platforms that can look (Node): the IP, or throws upstream's
-   * error text. Preferred over `hostIP`.
-   */
-  chooseHostInterface?: () => string;
-  /** Opens an audit log file with rotation (Node: adapters/node/audit-log-writer.ts); absent: only `--audit-log-path=-`. */
-  openAuditLog?: AuditLogOpener;
-  /** A fetch using a webhook kubeconfig's CA/client certificate (audit, authn, authz); absent: the platform fetch. */
-  webhookFetch?: WebhookFetchFactory;
-  /** Storage engines the platform provides (SQLite binding, TLS fetch for etcd, a Durable Object). */
-  storage?: StoragePlatform;
 }
 
 /** One options struct (SecureServingOptions, AuthenticationOptions …). */
@@ -74,6 +55,14 @@ export class ServerOptions {
     this.groups = groups;
     this.flags = new FlagSet(command);
     for (const g of groups) g.addFlags(this.flags);
+  }
+  /** The serving group: what it built (certificate files after parse, SecureServingInfo on the Config). */
+  get secureServing(): SecureServingOptions | undefined {
+    return this.groups.find((g): g is SecureServingOptions => g instanceof SecureServingOptions);
+  }
+  /** The authentication group: the authenticator config it produced (`authenticatorConfig`). */
+  get authentication(): AuthenticationOptions | undefined {
+    return this.groups.find((g): g is AuthenticationOptions => g instanceof AuthenticationOptions);
   }
   /** Parses argv; throws FlagError (bad flag) or HelpRequested. Returns positional arguments. */
   parse(args: readonly string[]): string[] {

@@ -33,15 +33,6 @@ export class KubeconfigError extends Error {
   }
 }
 
-export interface ParseKubeconfigOptions {
-  /**
-   * Without a current context, use the first context (or the first cluster and user) and report
-   * a missing server as `no server found for cluster in <path>`. This is NOT clientcmd's
-   * behaviour (it errors); kept only for parseWebhookKubeconfig's existing callers.
-   */
-  firstContextFallback?: boolean;
-}
-
 type Obj = Record<string, unknown>;
 
 function entry(list: unknown, name: string): Obj | undefined {
@@ -52,10 +43,6 @@ function entry(list: unknown, name: string): Obj | undefined {
 function field(e: Obj | undefined, key: string): Obj | undefined {
   const v = e?.[key];
   return v && typeof v === 'object' ? (v as Obj) : undefined;
-}
-
-function first(list: unknown): Obj | undefined {
-  return Array.isArray(list) && list[0] && typeof list[0] === 'object' ? (list[0] as Obj) : undefined;
 }
 
 function str(o: Obj | undefined, k: string): string | undefined {
@@ -71,7 +58,6 @@ export async function parseKubeconfig(
   text: string,
   path: string,
   readText: (path: string) => Promise<string>,
-  options: ParseKubeconfigOptions = {},
 ): Promise<WebhookClientConfig> {
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length) {
@@ -81,37 +67,25 @@ export async function parseKubeconfig(
   }
   const cfg = (doc.toJS() ?? {}) as Obj;
   const current = typeof cfg['current-context'] === 'string' ? (cfg['current-context'] as string) : '';
-  let cluster: Obj | undefined;
-  let user: Obj | undefined;
-  if (!current && options.firstContextFallback) {
-    const context = field(first(cfg.contexts), 'context') ?? {};
-    const clusterName = str(context, 'cluster');
-    const userName = str(context, 'user');
-    cluster = field(clusterName ? entry(cfg.clusters, clusterName) : first(cfg.clusters), 'cluster');
-    user = field(userName ? entry(cfg.users, userName) : first(cfg.users), 'user');
-    if (!str(cluster, 'server'))
-      throw new KubeconfigError(`invalid configuration: no server found for cluster in ${path}`);
-  } else {
-    if (!current) {
-      throw new KubeconfigError(
-        'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
-      );
-    }
-    const context = field(entry(cfg.contexts, current), 'context');
-    const problems: string[] = [];
-    if (!context) problems.push(`context was not found for specified context: ${current}`);
-    const clusterName = str(context, 'cluster') ?? '';
-    cluster = field(entry(cfg.clusters, clusterName), 'cluster');
-    if (context && !cluster) problems.push(`cluster ${goQuote(clusterName)} not found`);
-    if (!str(cluster, 'server')) problems.push('no server found for cluster ' + goQuote(clusterName));
-    if (problems.length) {
-      throw new KubeconfigError(
-        `invalid configuration: ${problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`}`,
-      );
-    }
-    const userName = str(context, 'user');
-    user = userName ? field(entry(cfg.users, userName), 'user') : undefined;
+  if (!current) {
+    throw new KubeconfigError(
+      'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
+    );
   }
+  const context = field(entry(cfg.contexts, current), 'context');
+  const problems: string[] = [];
+  if (!context) problems.push(`context was not found for specified context: ${current}`);
+  const clusterName = str(context, 'cluster') ?? '';
+  const cluster = field(entry(cfg.clusters, clusterName), 'cluster');
+  if (context && !cluster) problems.push(`cluster ${goQuote(clusterName)} not found`);
+  if (!str(cluster, 'server')) problems.push('no server found for cluster ' + goQuote(clusterName));
+  if (problems.length) {
+    throw new KubeconfigError(
+      `invalid configuration: ${problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`}`,
+    );
+  }
+  const userName = str(context, 'user');
+  const user = userName ? field(entry(cfg.users, userName), 'user') : undefined;
   const dir = path.replace(/[^/]*$/, '');
   const read = (p: string) => readText(p.startsWith('/') ? p : dir + p);
   const pem = async (o: Obj | undefined, dataKey: string, fileKey: string) => {

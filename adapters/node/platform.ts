@@ -1,0 +1,52 @@
+// The Platform (src/server/platform.ts) on Node: node:fs files with watches, audit log files with
+// lumberjack's rotation, webhooks and etcd over node:https (CA bundles, client certificates), the
+// embedded SQLite file on node:sqlite, and utilnet.ChooseHostInterface for the advertise address.
+// Bun and Deno run the same modules through their Node compatibility (adapters/bun, adapters/deno).
+//
+//   buildServerFromFlags(argv, { ...nodePlatform(), logger })
+
+import type { Platform } from '../../src/server/platform.ts';
+import { openAuditLogFile } from './audit-log-writer.ts';
+import { NodeFileSystem } from './fs.ts';
+import { chooseHostInterface } from './host-interface.ts';
+import { nodeEtcdFetch } from './etcd-fetch.ts';
+import { nodeStoragePlatform } from './storage.ts';
+import { nodeWebhookFetch } from './webhook-fetch.ts';
+
+/** The Node CLI's platform: every capability, TLS terminated by adapters/node/listener.ts. */
+export function nodePlatform(): Platform {
+  return {
+    fileSystem: new NodeFileSystem(),
+    servesTLS: true,
+    chooseHostInterface: () => chooseHostInterface(),
+    webhookFetch: nodeWebhookFetch,
+    openAuditLog: openAuditLogFile,
+    storage: nodeStoragePlatform(),
+  };
+}
+
+/**
+ * What Bun and Deno reuse of the Node platform through their Node compatibility (node:fs,
+ * node:https, node:zlib): files with watches, rotated audit log files, webhooks with client
+ * certificates, TLS etcd, and the host IP when the runtime may read it (a failure leaves the
+ * advertise address undefaulted, as on the edge; `lookUpHostIP: false` skips it where asking would prompt
+ * for a permission). Their own listener decides `servesTLS`; the
+ * embedded SQLite stays opt-in (`storage.openSQLite`), so the default backend remains memory.
+ */
+export function nodeCompatiblePlatform(opts: { lookUpHostIP?: boolean } = {}): Platform {
+  let hostIP: string | undefined;
+  if (opts.lookUpHostIP !== false) {
+    try {
+      hostIP = chooseHostInterface();
+    } catch {
+      hostIP = undefined;
+    }
+  }
+  return {
+    fileSystem: new NodeFileSystem(),
+    hostIP,
+    webhookFetch: nodeWebhookFetch,
+    openAuditLog: openAuditLogFile,
+    storage: { etcdFetch: nodeEtcdFetch },
+  };
+}
