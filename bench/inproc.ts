@@ -181,14 +181,14 @@ const stat = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 4)]!;
 };
-// Against the same case of the first tree: the same statistic of per-round ratios (rounds alternate).
+// Against the same case of the first tree (rounds alternate).
 const ab = (c: Case): string => {
   const m = / \[(\d+)\]$/.exec(c.name);
   if (!m || m[1] === '0') return '';
   const first = samples.get(c.name.replace(/ \[\d+\]$/, ' [0]'));
   if (!first) return '';
   const own = samples.get(c.name)!;
-  return `   ÷[0] ${stat(own.map((x, i) => x / first[i]!)).toFixed(3)}`;
+  return `   ÷[0] ${(stat(own) / stat(first)).toFixed(3)}`;
 };
 console.log(
   `${rounds} rounds × ${n} requests, in-process fetch + body read, CPU µs per request (first quartile of rounds); load ${loadavg()

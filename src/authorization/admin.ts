@@ -12,19 +12,11 @@ import type {
 } from '../authentication/authenticator.ts';
 import { BearerTokenAuthenticator } from '../authentication/bearertoken.ts';
 import { unionBeforeAnonymous } from '../authentication/union.ts';
+import { timingSafeEqual } from '../authentication/static-token.ts';
 import type { FileSystem } from '../util/filesystem.ts';
 
 export const adminUserName = 'kubernetes-admin';
 export const adminKubeconfigName = 'admin.kubeconfig';
-
-/** Constant-time string comparison. */
-function timingSafeEqual(a: string, b: string): boolean {
-  const ea = new TextEncoder().encode(a);
-  const eb = new TextEncoder().encode(b);
-  let diff = ea.length ^ eb.length;
-  for (let i = 0; i < Math.max(ea.length, eb.length); i++) diff |= (ea[i] ?? 0) ^ (eb[i] ?? 0);
-  return diff === 0;
-}
 
 /** The admin token as a token authenticator (constant-time comparison). */
 class AdminToken implements TokenAuthenticator {
