@@ -217,6 +217,12 @@ class TimeoutRace implements Expiring {
     return this.childSignal;
   }
 
+  /** Whether the child signal has fired (or would have, had it been made). */
+  aborted(): boolean {
+    if (this.childSignal) return this.childSignal.aborted;
+    return (this.settled && this.expiredReason !== undefined) || this.outer.signal.aborted;
+  }
+
   childHeaders(): Headers {
     return (this.headers ??= new ChildHeaders(this.outer.responseHeaders));
   }
@@ -260,6 +266,10 @@ class TimeoutChildContext implements RequestContext {
 
   get signal(): AbortSignal {
     return this.race.signal();
+  }
+  /** signalAborted(ctx) without making the signal. */
+  get signalAborted(): boolean {
+    return this.race.aborted();
   }
   get responseHeaders(): Headers {
     return this.race.childHeaders();
