@@ -2,7 +2,7 @@
 // concurrent misses for the same token sharing one authentication (singleflight).
 // The key holds the token in process memory only (never logged).
 
-import type { AuthenticatorResponse, TokenAuthenticator } from './authenticator.ts';
+import type { AuthenticatorResponse, MaybeAuthenticated, TokenAuthenticator } from './authenticator.ts';
 
 export interface TokenCacheOptions {
   /** TTL of successful results in ms (kube-apiserver: 10s). */
@@ -40,6 +40,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
+    return this.authenticateTokenFast(token, audiences);
+  }
+
+  /** A hit answers synchronously (no Promise); a miss waits for the one authentication in flight. */
+  authenticateTokenFast(token: string, audiences?: readonly string[]): MaybeAuthenticated {
     const audKey = this.audiencesKey(audiences);
     const m = this.maps.get(audKey);
     const e = m?.get(token);
@@ -61,7 +66,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
       p = this.fill(key, audKey, token, audiences);
       this.inflight.set(key, p);
     }
-    return result(await p);
+    return p.then(result);
   }
 
   private audiencesKey(audiences?: readonly string[]): string {

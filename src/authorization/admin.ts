@@ -25,6 +25,9 @@ class AdminToken implements TokenAuthenticator {
     this.token = token;
   }
   async authenticateToken(token: string): Promise<AuthenticatorResponse | null> {
+    return this.authenticateTokenFast(token);
+  }
+  authenticateTokenFast(token: string): AuthenticatorResponse | null {
     if (!timingSafeEqual(token, this.token)) return null;
     return { user: { name: adminUserName, uid: '', groups: ['system:masters', 'system:authenticated'] } };
   }
