@@ -456,17 +456,12 @@ export class NodeServingListener implements ServingListener {
     const h2 = isHTTP2(incoming);
     const session = h2 ? (incoming as http2.Http2ServerRequest).stream.session : undefined;
     const socket = (h2 ? session!.socket : incoming.socket) as tls.TLSSocket;
-    const transport = new NodeTransport(socket, incoming.rawHeaders, session as http2.ServerHttp2Session | undefined);
-    // The filters' headers go to the outgoing message; writeHead's (the Response's) win on a clash.
-    transport.presetHeaders = (headers) => {
-      for (const [name, value] of headers) {
-        if (h2 && hopByHop.has(name)) {
-          if (name === 'connection') closeOnClose(value, session);
-          continue;
-        }
-        outgoing.setHeader(name, value);
-      }
-    };
+    const transport = new NodeTransport(
+      socket,
+      incoming.rawHeaders,
+      session as http2.ServerHttp2Session | undefined,
+      outgoing,
+    );
     let out: Response | Promise<Response>;
     try {
       out = this.handler(request, transport);
@@ -614,13 +609,31 @@ class NodeTransport implements Transport {
   private readonly raw: string[];
   readonly protocol: 'h2' | 'http/1.1';
   readonly goaway?: () => void;
-  presetHeaders?: (headers: Headers) => void;
-  constructor(socket: tls.TLSSocket, rawHeaders: string[], session?: http2.ServerHttp2Session) {
+  private readonly outgoing: ServerResponse | http2.Http2ServerResponse;
+  private headerLines: string[] | undefined;
+  constructor(
+    socket: tls.TLSSocket,
+    rawHeaders: string[],
+    session: http2.ServerHttp2Session | undefined,
+    outgoing: ServerResponse | http2.Http2ServerResponse,
+  ) {
     this.socket = socket;
     this.session = session;
     this.raw = rawHeaders;
+    this.outgoing = outgoing;
     this.protocol = session ? 'h2' : 'http/1.1';
     if (session) this.goaway = () => !session.closed && session.close();
+  }
+  /** The filters' headers go to the outgoing message; writeHead's (the Response's) win on a clash. */
+  presetHeaders(headers: Headers): void {
+    const session = this.session;
+    for (const [name, value] of headers) {
+      if (session && hopByHop.has(name)) {
+        if (name === 'connection') closeOnClose(value, session);
+        continue;
+      }
+      this.outgoing.setHeader(name, value);
+    }
   }
   get peerCertificates(): Uint8Array[] {
     return peerChain(this.socket);
@@ -630,11 +643,13 @@ class NodeTransport implements Transport {
   }
   get rawHeaders(): readonly string[] {
     if (!this.session) return this.raw;
-    // HTTP/2 pseudo-headers (:method, :path …) are not header lines.
+    // HTTP/2 pseudo-headers (:method, :path …) are not header lines; filtered once per request
+    // (authentication reads the list several times).
+    if (this.headerLines) return this.headerLines;
     const out: string[] = [];
     for (let i = 0; i < this.raw.length; i += 2)
       if (!this.raw[i]!.startsWith(':')) out.push(this.raw[i]!, this.raw[i + 1]!);
-    return out;
+    return (this.headerLines = out);
   }
   get remoteAddress(): string | undefined {
     return unmapIPv4(this.socket.remoteAddress);

@@ -1,7 +1,12 @@
 // Anonymous authenticator (k8s.io/apiserver/pkg/authentication/request/anonymous).
 
 import type { RequestContext } from '../endpoints/request/context.ts';
-import { audiencesFrom, type AuthenticatorResponse, type RequestAuthenticator } from './authenticator.ts';
+import {
+  audiencesFrom,
+  type AuthenticatorResponse,
+  type MaybeAuthenticated,
+  type RequestAuthenticator,
+} from './authenticator.ts';
 import { allUnauthenticated, anonymousUser } from './user.ts';
 
 export interface AnonymousConfig {
@@ -19,6 +24,9 @@ export class AnonymousAuthenticator implements RequestAuthenticator {
     this.paths = config.paths?.length ? new Set(config.paths) : undefined;
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    return this.authenticateFast(ctx);
+  }
+  authenticateFast(ctx: RequestContext): MaybeAuthenticated {
     if (this.paths && !this.paths.has(decodePath(ctx.url))) return null;
     const auds = audiencesFrom(ctx);
     const resp: AuthenticatorResponse = { user: { name: anonymousUser, uid: '', groups: [allUnauthenticated] } };

@@ -16,6 +16,28 @@ export interface AuthenticatorResponse {
  */
 export interface RequestAuthenticator {
   authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null>;
+  /**
+   * The same contract, answered synchronously where it can be (no credentials, a cache hit):
+   * the chain then makes no Promise per authenticator layer. Optional; see `authenticate`.
+   */
+  authenticateFast?(ctx: RequestContext): AuthenticatorResponse | null | Promise<AuthenticatorResponse | null>;
+}
+
+/** What an authenticator's fast path returns: a result, or a Promise of one. */
+export type MaybeAuthenticated = AuthenticatorResponse | null | Promise<AuthenticatorResponse | null>;
+
+/** Authenticates with `a`, synchronously when it can answer so (it may also throw). */
+export function authenticate(a: RequestAuthenticator, ctx: RequestContext): MaybeAuthenticated {
+  return a.authenticateFast ? a.authenticateFast(ctx) : a.authenticateRequest(ctx);
+}
+
+/** Authenticates `token` with `a`, synchronously when it can answer so (it may also throw). */
+export function authenticateToken(
+  a: TokenAuthenticator,
+  token: string,
+  audiences?: readonly string[],
+): MaybeAuthenticated {
+  return a.authenticateTokenFast ? a.authenticateTokenFast(token, audiences) : a.authenticateToken(token, audiences);
 }
 
 /**
@@ -25,6 +47,8 @@ export interface RequestAuthenticator {
  */
 export interface TokenAuthenticator {
   authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null>;
+  /** The same, answered synchronously where it can be (a cache hit). Optional; see `authenticateToken`. */
+  authenticateTokenFast?(token: string, audiences?: readonly string[]): MaybeAuthenticated;
 }
 
 /** Wraps a function as a RequestAuthenticator (authenticator.RequestFunc). */

@@ -3,6 +3,8 @@
 import type { RequestContext } from '../endpoints/request/context.ts';
 import {
   audiencesFrom,
+  authenticateToken,
+  type MaybeAuthenticated,
   type AuthenticatorResponse,
   type RequestAuthenticator,
   type TokenAuthenticator,
@@ -64,6 +66,9 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
     this.invalidIsNoOpinion = invalidIsNoOpinion;
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
+    return this.authenticateFast(ctx);
+  }
+  authenticateFast(ctx: RequestContext): MaybeAuthenticated {
     // Go's Header.Get: the first Authorization line. Without raw headers the runtime joins
     // repeated lines ("a, b"), which never parses as a valid token: 401, fail closed.
     const header = ctx.transport.rawHeaders
@@ -76,7 +81,10 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
       if (goTrimSpace(header!).split(' ').length >= 3) this.warn(ctx, extraSpaceWarning);
       return null;
     }
-    const resp = await this.auth.authenticateToken(token, audiencesFrom(ctx));
+    const r = authenticateToken(this.auth, token, audiencesFrom(ctx));
+    return r instanceof Promise ? r.then((resp) => this.answer(resp)) : this.answer(r);
+  }
+  private answer(resp: AuthenticatorResponse | null): AuthenticatorResponse | null {
     if (resp) return resp;
     if (this.invalidIsNoOpinion) return null;
     throw new Error(invalidTokenError);
@@ -91,6 +99,10 @@ export class WebSocketProtocolAuthenticator implements RequestAuthenticator {
   private readonly auth: TokenAuthenticator;
   constructor(auth: TokenAuthenticator) {
     this.auth = auth;
+  }
+  authenticateFast(ctx: RequestContext): MaybeAuthenticated {
+    // Most requests are no upgrade: no opinion, synchronously.
+    return isWebSocketUpgrade(ctx.request.headers) ? this.authenticateRequest(ctx) : null;
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
     const h = ctx.request.headers;

@@ -3,7 +3,7 @@
 // The key holds the token in process memory only (never logged).
 
 import { TTLCache } from '../util/cache.ts';
-import type { AuthenticatorResponse, TokenAuthenticator } from './authenticator.ts';
+import type { AuthenticatorResponse, MaybeAuthenticated, TokenAuthenticator } from './authenticator.ts';
 
 export interface TokenCacheOptions {
   /** TTL of successful results in ms (kube-apiserver: 10s). */
@@ -39,6 +39,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
+    return this.authenticateTokenFast(token, audiences);
+  }
+
+  /** A hit answers synchronously (no Promise); a miss waits for the one authentication in flight. */
+  authenticateTokenFast(token: string, audiences?: readonly string[]): MaybeAuthenticated {
     const audKey = this.audiencesKey(audiences);
     const e = this.caches.get(audKey)?.get(token);
     if (e !== undefined) {
@@ -52,7 +57,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
       p = this.fill(key, audKey, token, audiences);
       this.inflight.set(key, p);
     }
-    return result(await p);
+    return p.then(result);
   }
 
   private audiencesKey(audiences?: readonly string[]): string {

@@ -2,7 +2,14 @@
 // Composition as kubernetes/kubernetes pkg/kubeapiserver/authenticator/config.go.
 
 import type { RequestContext } from '../endpoints/request/context.ts';
-import type { AuthenticatorResponse, RequestAuthenticator, TokenAuthenticator } from './authenticator.ts';
+import {
+  authenticate,
+  authenticateToken,
+  type AuthenticatorResponse,
+  type MaybeAuthenticated,
+  type RequestAuthenticator,
+  type TokenAuthenticator,
+} from './authenticator.ts';
 import { AnonymousAuthenticator } from './anonymous.ts';
 import { allAuthenticated, allUnauthenticated, anonymousUser } from './user.ts';
 
@@ -43,17 +50,34 @@ export class UnionAuthenticator implements RequestAuthenticator {
     this.failOnError = failOnError;
   }
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
-    let errors: Error[] | undefined;
-    for (const h of this.handlers) {
-      let resp: AuthenticatorResponse | null;
+    return this.authenticateFast(ctx);
+  }
+  authenticateFast(ctx: RequestContext): MaybeAuthenticated {
+    return this.from(ctx, 0, undefined);
+  }
+  /** Tries handlers from `start` on; synchronous until one answers with a Promise. */
+  private from(ctx: RequestContext, start: number, errors: Error[] | undefined): MaybeAuthenticated {
+    const hs = this.handlers;
+    for (let i = start; i < hs.length; i++) {
+      let r: MaybeAuthenticated;
       try {
-        resp = await h.authenticateRequest(ctx);
+        r = authenticate(hs[i]!, ctx);
       } catch (err) {
         if (this.failOnError) throw toError(err);
         (errors ??= []).push(toError(err));
         continue;
       }
-      if (resp) return resp;
+      if (r instanceof Promise) {
+        return r.then(
+          (resp) => resp ?? this.from(ctx, i + 1, errors),
+          (err: unknown) => {
+            if (this.failOnError) throw toError(err);
+            (errors ??= []).push(toError(err));
+            return this.from(ctx, i + 1, errors);
+          },
+        );
+      }
+      if (r) return r;
     }
     if (errors) throw aggregate(errors);
     return null;
@@ -87,16 +111,36 @@ export class UnionTokenAuthenticator implements TokenAuthenticator {
     this.handlers = handlers;
   }
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticatorResponse | null> {
-    let errors: Error[] | undefined;
-    for (const h of this.handlers) {
-      let resp: AuthenticatorResponse | null;
+    return this.authenticateTokenFast(token, audiences);
+  }
+  authenticateTokenFast(token: string, audiences?: readonly string[]): MaybeAuthenticated {
+    return this.from(token, audiences, 0, undefined);
+  }
+  private from(
+    token: string,
+    audiences: readonly string[] | undefined,
+    start: number,
+    errors: Error[] | undefined,
+  ): MaybeAuthenticated {
+    const hs = this.handlers;
+    for (let i = start; i < hs.length; i++) {
+      let r: MaybeAuthenticated;
       try {
-        resp = await h.authenticateToken(token, audiences);
+        r = authenticateToken(hs[i]!, token, audiences);
       } catch (err) {
         (errors ??= []).push(toError(err));
         continue;
       }
-      if (resp) return resp;
+      if (r instanceof Promise) {
+        return r.then(
+          (resp) => resp ?? this.from(token, audiences, i + 1, errors),
+          (err: unknown) => {
+            (errors ??= []).push(toError(err));
+            return this.from(token, audiences, i + 1, errors);
+          },
+        );
+      }
+      if (r) return r;
     }
     if (errors) throw aggregate(errors);
     return null;
@@ -112,13 +156,26 @@ export class AuthenticatedGroupAdder implements RequestAuthenticator {
   constructor(inner: RequestAuthenticator) {
     this.inner = inner;
   }
+  /** Responses already given the group (a cached token answers with the same object each time). */
+  private readonly added = new WeakMap<AuthenticatorResponse, AuthenticatorResponse>();
   async authenticateRequest(ctx: RequestContext): Promise<AuthenticatorResponse | null> {
-    const resp = await this.inner.authenticateRequest(ctx);
+    return this.authenticateFast(ctx);
+  }
+  authenticateFast(ctx: RequestContext): MaybeAuthenticated {
+    const r = authenticate(this.inner, ctx);
+    return r instanceof Promise ? r.then((resp) => this.add(resp)) : this.add(r);
+  }
+  private add(resp: AuthenticatorResponse | null): AuthenticatorResponse | null {
     if (!resp) return resp;
     const u = resp.user;
     const groups = u.groups ?? [];
     if (u.name === anonymousUser || groups.includes(allAuthenticated) || groups.includes(allUnauthenticated))
       return resp;
-    return { ...resp, user: { ...u, groups: [...groups, allAuthenticated] } };
+    let out = this.added.get(resp);
+    if (!out) {
+      out = { ...resp, user: { ...u, groups: [...groups, allAuthenticated] } };
+      this.added.set(resp, out);
+    }
+    return out;
   }
 }

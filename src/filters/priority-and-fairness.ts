@@ -6,13 +6,14 @@
 // its (streaming) Response, or earlier if the handler calls the function stored under
 // `watchInitializedKey` in ctx.values (upstream's "watch initialized" signal).
 
-import type { Handler, RequestContext, UserInfo } from '../endpoints/request/context.ts';
+import { signalAborted, type Handler, type RequestContext, type UserInfo } from '../endpoints/request/context.ts';
 import { httpError } from '../endpoints/responsewriters/status.ts';
 import { goQuote } from '../util/go.ts';
 import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { APIServerMetrics } from '../metrics/apiserver.ts';
 import type { Logger } from '../util/logger.ts';
-import { FlowControl } from '../flowcontrol/controller.ts';
+import { FlowControl, type Classification } from '../flowcontrol/controller.ts';
+import type { Admission, LazySignal } from '../flowcontrol/queueset.ts';
 import { requestDeadlineFrom } from './request-deadline.ts';
 import { apfWaitKey } from './request-metrics.ts';
 
@@ -84,7 +85,50 @@ export function withPriorityAndFairness(next: Handler, c: PriorityAndFairnessFil
   // Upstream always has an authenticator; an embedder without one gets anonymous classification.
   const needsUser = !!c.authentication.authenticator;
 
-  return async (ctx) => {
+  // The admitted request runs; its seat is released when the answer is there (synchronously
+  // when the handler answers synchronously: no Promise per request).
+  const run = (
+    ctx: RequestContext,
+    admission: Admission,
+    cls: Classification,
+    mutating: boolean,
+  ): Response | Promise<Response> => {
+    if (!admission.admitted) {
+      const pl = cls.priorityLevel;
+      const retryAfter = fc.recordDropped(pl);
+      metrics.droppedRequests.inc([mutating ? 'mutating' : 'readOnly']);
+      metrics.recordRequestTermination(ctx.request, ctx.url, ctx.requestInfo!, 'apiserver', 429);
+      const res = tooManyRequests(retryAfter);
+      res.headers.set(flowSchemaUIDHeader, cls.flowSchema.uid);
+      res.headers.set(priorityLevelUIDHeader, pl.uid);
+      return res;
+    }
+    if (admission.waitedMs > 0) ctx.values.set(apfWaitKey, admission.waitedMs);
+    if (ctx.requestInfo!.verb === 'watch') ctx.values.set(watchInitializedKey, admission.finish);
+    let out: Response | Promise<Response>;
+    try {
+      out = next(ctx);
+    } catch (err) {
+      admission.finish();
+      throw err;
+    }
+    if (!(out instanceof Promise)) {
+      admission.finish();
+      return out;
+    }
+    return out.then(
+      (res) => {
+        admission.finish();
+        return res;
+      },
+      (err: unknown) => {
+        admission.finish();
+        throw err;
+      },
+    );
+  };
+
+  return (ctx) => {
     const info = ctx.requestInfo;
     if (!info) {
       c.logger.error('no RequestInfo found in context');
@@ -119,23 +163,23 @@ export function withPriorityAndFairness(next: Handler, c: PriorityAndFairnessFil
         : Math.min(Math.max(0, deadline - ctx.receivedTimestamp) / 4, 60_000));
     const mutating = !nonMutatingVerbs.has(info.verb);
     const seats = fc.estimateSeats(digest, ctx.url, pl);
-    let admission = fc.admit(cls, seats, waitDeadline, mutating, ctx.signal);
-    if (admission instanceof Promise) admission = await admission;
-    if (!admission.admitted) {
-      const retryAfter = fc.recordDropped(pl);
-      metrics.droppedRequests.inc([mutating ? 'mutating' : 'readOnly']);
-      metrics.recordRequestTermination(ctx.request, ctx.url, info, 'apiserver', 429);
-      const res = tooManyRequests(retryAfter);
-      res.headers.set(flowSchemaUIDHeader, cls.flowSchema.uid);
-      res.headers.set(priorityLevelUIDHeader, pl.uid);
-      return res;
-    }
-    if (admission.waitedMs > 0) ctx.values.set(apfWaitKey, admission.waitedMs);
-    if (isWatch) ctx.values.set(watchInitializedKey, admission.finish);
-    try {
-      return await next(ctx);
-    } finally {
-      admission.finish();
-    }
+    // The request's AbortSignal is made only if the request has to wait.
+    const admission = fc.admit(cls, seats, waitDeadline, mutating, new RequestSignal(ctx));
+    if (admission instanceof Promise) return admission.then((a) => run(ctx, a, cls, mutating));
+    return run(ctx, admission, cls, mutating);
   };
+}
+
+/** ctx.signal, read only when needed (a timeout's child context makes it on first read). */
+class RequestSignal implements LazySignal {
+  private readonly ctx: RequestContext;
+  constructor(ctx: RequestContext) {
+    this.ctx = ctx;
+  }
+  get aborted(): boolean {
+    return signalAborted(this.ctx);
+  }
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
 }

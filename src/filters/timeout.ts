@@ -5,7 +5,6 @@
 // content type sniffed by Go, with the outer headers only (inner ones are dropped).
 
 import {
-  ensureMutable,
   type AuthenticationInfo,
   type Handler,
   type RequestContext,
@@ -46,6 +45,90 @@ export class DeadlineExceededError extends Error {
 }
 
 /**
+ * Go's cloned header map, copied only when read: most inner layers only write (APF's two UID
+ * headers), and then the copy (and sorting the outer map to copy it) is never made. Writes are
+ * kept on this map and remembered by name, so that an answer in time hands exactly them back.
+ */
+class ChildHeaders extends Headers {
+  private readonly outer: Headers;
+  private copied = false;
+  /** Names written (set, appended or deleted) on this map. */
+  readonly written = new Set<string>();
+
+  constructor(outer: Headers) {
+    super();
+    this.outer = outer;
+  }
+
+  private copy(): void {
+    if (this.copied) return;
+    this.copied = true;
+    for (const [name, value] of this.outer) if (!this.written.has(name)) super.append(name, value);
+  }
+
+  override set(name: string, value: string): void {
+    super.set(name, value);
+    this.written.add(name.toLowerCase());
+  }
+  override append(name: string, value: string): void {
+    const lower = name.toLowerCase();
+    // Appending to a value the copy would have held: start from it.
+    if (!this.copied && !this.written.has(lower)) {
+      const had = this.outer.get(lower);
+      if (had !== null) super.set(lower, had);
+    }
+    super.append(name, value);
+    this.written.add(lower);
+  }
+  override delete(name: string): void {
+    super.delete(name);
+    this.written.add(name.toLowerCase());
+  }
+  override get(name: string): string | null {
+    this.copy();
+    return super.get(name);
+  }
+  override has(name: string): boolean {
+    this.copy();
+    return super.has(name);
+  }
+  override getSetCookie(): string[] {
+    this.copy();
+    return super.getSetCookie();
+  }
+  override forEach(cb: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.copy();
+    super.forEach(cb, thisArg);
+  }
+  override entries(): HeadersIterator<[string, string]> {
+    this.copy();
+    return super.entries();
+  }
+  override keys(): HeadersIterator<string> {
+    this.copy();
+    return super.keys();
+  }
+  override values(): HeadersIterator<string> {
+    this.copy();
+    return super.values();
+  }
+  override [Symbol.iterator](): HeadersIterator<[string, string]> {
+    this.copy();
+    return super[Symbol.iterator]();
+  }
+
+  /** The values written here that differ from the outer map's (deletions are not carried over, as before). */
+  writtenValues(): [string, string][] {
+    const out: [string, string][] = [];
+    for (const name of this.written) {
+      const v = super.get(name);
+      if (v !== null && v !== this.outer.get(name)) out.push([name, v]);
+    }
+    return out;
+  }
+}
+
+/**
  * One request racing its deadline. The child context it hands down creates its pieces only when
  * used: the AbortSignal (deadline or client gone) on first read, and the header map, a COPY of
  * the outer one as Go's cloned map, on first access. Most requests touch neither.
@@ -79,8 +162,14 @@ class TimeoutRace implements Expiring {
     return this.childSignal;
   }
 
+  /** Whether the child signal has fired (or would have, had it been made). */
+  aborted(): boolean {
+    if (this.childSignal) return this.childSignal.aborted;
+    return (this.settled && this.expiredReason !== undefined) || this.outer.signal.aborted;
+  }
+
   childHeaders(): Headers {
-    return (this.headers ??= new Headers(this.outer.responseHeaders));
+    return (this.headers ??= new ChildHeaders(this.outer.responseHeaders));
   }
 
   expire(): void {
@@ -122,6 +211,10 @@ class TimeoutChildContext implements RequestContext {
 
   get signal(): AbortSignal {
     return this.race.signal();
+  }
+  /** signalAborted(ctx) without making the signal. */
+  get signalAborted(): boolean {
+    return this.race.aborted();
   }
   get responseHeaders(): Headers {
     return this.race.childHeaders();
@@ -237,7 +330,8 @@ export function withTimeoutForNonLongRunningRequests(
     // return it as is, sparing the race's Promise and the outer layers' async paths.
     if (!(result instanceof Promise)) {
       race.finish();
-      return race.headers ? mergeInnerHeaders(ctx.responseHeaders, race.headers, result) : result;
+      if (race.headers) mergeInnerHeaders(ctx.responseHeaders, race.headers);
+      return result;
     }
     const promise = settle();
     result.then(
@@ -248,7 +342,8 @@ export function withTimeoutForNonLongRunningRequests(
           void res.body?.cancel().catch(() => {});
           return;
         }
-        race.resolve(race.headers ? mergeInnerHeaders(ctx.responseHeaders, race.headers, res) : res);
+        if (race.headers) mergeInnerHeaders(ctx.responseHeaders, race.headers);
+        race.resolve(res);
       },
       (err: unknown) => {
         if (!race.finish()) return late(ctx, { err: String(err) });
@@ -260,14 +355,16 @@ export function withTimeoutForNonLongRunningRequests(
 }
 
 /**
- * Headers inner layers put on the copied map reach the Response (the responder's own values
- * win); the unchanged outer ones are left to the outer finalizeResponse.
+ * An answer in time: what inner layers put on their map joins the outer one (Go writes the
+ * cloned map to the real writer), and reaches the Response with the outer headers at the end,
+ * where the responder's own values win. The Response itself is not touched, which keeps a
+ * listener's fast path (its headers never materialised).
  */
-function mergeInnerHeaders(outer: Headers, inner: Headers, res: Response): Response {
-  for (const [name, value] of inner) {
-    if (outer.get(name) === value) continue;
-    res = ensureMutable(res);
-    if (!res.headers.has(name)) res.headers.set(name, value);
+function mergeInnerHeaders(outer: Headers, inner: Headers): void {
+  if (inner instanceof ChildHeaders) {
+    for (const [name, value] of inner.writtenValues()) outer.set(name, value);
+    return;
   }
-  return res;
+  // A map an inner layer put in place of the copy.
+  for (const [name, value] of inner) if (outer.get(name) !== value) outer.set(name, value);
 }

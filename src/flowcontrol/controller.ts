@@ -17,7 +17,7 @@ import {
   suggestedPriorityLevels,
 } from './bootstrap.ts';
 import { flowDistinguisher, matchesFlowSchema, type RequestDigest } from './match.ts';
-import { QueueSet, type Admission } from './queueset.ts';
+import { QueueSet, type Admission, type LazySignal } from './queueset.ts';
 import { deal, hashFlowID } from './shufflesharding.ts';
 import {
   defaultFlowSchema,
@@ -494,7 +494,7 @@ export class FlowControl {
     seats: number,
     waitDeadline: number,
     mutating: boolean,
-    signal?: AbortSignal,
+    signal?: AbortSignal | LazySignal,
   ): Admission | Promise<Admission> {
     this.maybeAdjustBorrowing();
     const pl = c.priorityLevel;

@@ -32,6 +32,15 @@ export type Admission =
   | { admitted: true; waitedMs: number; finish: () => void }
   | { admitted: false; reason: RejectReason; waitedMs: number };
 
+/**
+ * A request's AbortSignal made only when a request has to wait (the timeout filter's child
+ * signal costs an AbortController and a listener): `aborted` is answered without it.
+ */
+export interface LazySignal {
+  readonly aborted: boolean;
+  readonly signal: AbortSignal;
+}
+
 interface Queue {
   index: number;
   waiting: WaitingRequest[];
@@ -163,7 +172,7 @@ export class QueueSet {
     seats: number,
     fsName: string,
     deadline: number,
-    signal?: AbortSignal,
+    lazySignal?: AbortSignal | LazySignal,
     flow?: QueuedFlow,
   ): Admission | Promise<Admission> {
     this.syncTime();
@@ -191,7 +200,7 @@ export class QueueSet {
       this.rejected++;
       return { admitted: false, reason: 'queue-full', waitedMs: 0 };
     }
-    if (signal?.aborted) {
+    if (lazySignal?.aborted) {
       this.cancelled++;
       return { admitted: false, reason: 'cancelled', waitedMs: 0 };
     }
@@ -223,6 +232,7 @@ export class QueueSet {
     // Dispatched at once (seats were free): no promise, no timer.
     if (immediate) return immediate;
     const promise = new Promise<Admission>((r) => (req.resolve = r));
+    const signal = lazySignal && 'signal' in lazySignal ? lazySignal.signal : lazySignal;
     {
       const timer = setTimeout(() => this.cancelWait(req, 'time-out'), Math.max(0, deadline - now));
       const onAbort = () => this.cancelWait(req, 'cancelled');

@@ -94,6 +94,14 @@ export type Filter = (next: Handler) => Handler;
 const emptyTransport: Transport = Object.freeze({});
 const neverAborted = new AbortController().signal;
 
+/**
+ * Whether `ctx.signal` has fired, without making it: a context that creates its signal lazily
+ * (the timeout filter's child) answers through `signalAborted`.
+ */
+export function signalAborted(ctx: RequestContext): boolean {
+  return (ctx as { signalAborted?: boolean }).signalAborted ?? ctx.signal.aborted;
+}
+
 /** Builds the context for a request entering the chain. */
 export function newRequestContext(request: Request, transport?: Transport): RequestContext {
   return {
