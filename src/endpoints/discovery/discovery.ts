@@ -53,6 +53,12 @@ export interface APIGroupInfo {
 interface DiscoveryState {
   core?: APIGroupInfo;
   groups: APIGroupInfo[];
+  /** Groups served at run time (custom resources), replaced as a whole. */
+  dynamic: APIGroupInfo[];
+  /** Servers behind this one whose groups `/apis` also lists (the delegation chain). */
+  delegates: DiscoveryState[];
+  /** Servers whose `/apis` lists this one's groups: their caches go when ours does. */
+  dependents: DiscoveryState[];
   apisInstalled: boolean;
   /** Cached documents, dropped when a group is added. */
   cache: Map<string, Promise<{ body: string; etag: string }>>;
@@ -62,8 +68,58 @@ const states = new WeakMap<RouteContainer, DiscoveryState>();
 
 function stateOf(server: DiscoveryTarget): DiscoveryState {
   let s = states.get(server.handler);
-  if (!s) states.set(server.handler, (s = { groups: [], apisInstalled: false, cache: new Map() }));
+  if (!s)
+    states.set(
+      server.handler,
+      (s = { groups: [], dynamic: [], delegates: [], dependents: [], apisInstalled: false, cache: new Map() }),
+    );
   return s;
+}
+
+/** The groups `/apis` lists: this server's, its run-time ones, then its delegates' (first name wins). */
+function apisGroups(s: DiscoveryState): APIGroupInfo[] {
+  const out: APIGroupInfo[] = [];
+  const seen = new Set<string>();
+  for (const g of [...s.groups, ...s.dynamic, ...s.delegates.flatMap(apisGroups)])
+    if (!seen.has(g.name)) {
+      seen.add(g.name);
+      out.push(g);
+    }
+  return out;
+}
+
+function clearCache(s: DiscoveryState): void {
+  s.cache.clear();
+  for (const d of s.dependents) clearCache(d);
+}
+
+/**
+ * The groups of `inner` (the delegate server) appear in `outer`'s `/apis` documents, as the
+ * aggregator lists kube-apiserver's and apiextensions-apiserver's groups together.
+ */
+export function includeDelegateDiscovery(outer: DiscoveryTarget, inner: DiscoveryTarget): void {
+  const o = stateOf(outer);
+  const i = stateOf(inner);
+  o.delegates.push(i);
+  i.dependents.push(o);
+  clearCache(o);
+}
+
+/** Replaces the groups served at run time (custom resources); their own documents are the caller's. */
+export function setDynamicGroups(server: DiscoveryTarget, groups: APIGroupInfo[]): void {
+  const s = stateOf(server);
+  s.dynamic = groups;
+  clearCache(s);
+}
+
+/** `/apis/<group>` of a run-time group (APIGroup). */
+export function writeAPIGroup(ctx: RequestContext, group: APIGroupInfo): Response {
+  return writeDiscovery(ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) });
+}
+
+/** `/apis/<group>/<version>` of a run-time group (APIResourceList). */
+export function writeAPIResourceList(ctx: RequestContext, group: string, gv: APIGroupVersion): Response {
+  return writeDiscovery(ctx, apiResourceList(group, gv));
 }
 
 /** The groups a server serves, core first (tests and other installers). */
@@ -209,7 +265,7 @@ function aggregatedDocument(
   const key = `${which}/${version}`;
   let doc = s.cache.get(key);
   if (!doc) {
-    const groups = which === 'api' ? (s.core ? [s.core] : []) : s.groups;
+    const groups = which === 'api' ? (s.core ? [s.core] : []) : apisGroups(s);
     const obj = {
       kind: aggregatedListKind,
       apiVersion: `${aggregatedDiscoveryGroup}/${version}`,
@@ -258,7 +314,7 @@ export function installDiscovery(server: DiscoveryTarget): void {
     const agg = negotiateAggregated(ctx.request.headers.get('accept'));
     if (agg) return serveAggregated(ctx, server, 'apis', agg);
     const addresses = serverAddresses(server);
-    const groups = stateOf(server).groups.map((g) => ({
+    const groups = apisGroups(stateOf(server)).map((g) => ({
       name: g.name,
       ...groupVersions(g),
       serverAddressByClientCIDRs: addresses,
@@ -313,6 +369,6 @@ export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, ro
     }
     h.registerWebService(root, r);
   }
-  s.cache.clear();
+  clearCache(s);
   if (routes) h.goRestfulContainer.route('/', routes);
 }
