@@ -5,7 +5,7 @@
 // read), request bodies decoded → pruned → defaulted → validated, the /status and /scale
 // subresources, Table output from the printer columns.
 
-import { decodeCreateBody, readBody, type KindInfo, type KnownFields } from '../endpoints/handlers/decode.ts';
+import { decodeCreateBody, readBody, type KindInfo } from '../endpoints/handlers/decode.ts';
 import { newBadRequest, newInvalid, newMethodNotSupported, newNotFound } from '../endpoints/apierrors.ts';
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
@@ -37,9 +37,6 @@ import { newTableConvertor } from './tableconvertor.ts';
 import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './types.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Every key is known: unknown fields of a custom resource are found by pruning, not by the typed decoder. */
-const anyFields: KnownFields = new Proxy({} as KnownFields, { get: () => true, has: () => true });
 
 /** One served version of a CRD. */
 export interface ServedVersion {
@@ -332,7 +329,14 @@ export function servedVersions(crd: CustomResourceDefinition, st: ServingStorage
     const statusStore = base.statusEnabled
       ? new Store({ ...common, strategy: statusStrategy(base, namespaced) })
       : undefined;
-    const kindInfo: KindInfo = { group: g, version: cv.name, kind: names.kind!, schema: {}, fields: anyFields };
+    const kindInfo: KindInfo = {
+      group: g,
+      version: cv.name,
+      kind: names.kind!,
+      schema: {},
+      fields: {},
+      unstructured: true,
+    };
     out.set(cv.name, { ...base, store, statusStore, kindInfo });
   }
   return out;
