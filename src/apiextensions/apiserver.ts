@@ -17,17 +17,25 @@ import {
 import { restHandler, type RESTOptions } from '../endpoints/handlers/rest.ts';
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../endpoints/responsewriters/status.ts';
-import { Store, type KubeObject } from '../registry/generic/store.ts';
+import { Store } from '../registry/generic/store.ts';
 import type { APIEnv, RouteTarget } from '../server/mux/container.ts';
 import { notFoundHandler, type DelegationTarget, type GenericAPIServer } from '../server/genericapiserver.ts';
-import { complete, newServer, type Config } from '../server/config.ts';
-import { newResourceStorage, type ResourceStorage } from '../storage/storagebackend/factory.ts';
+import { complete, newServer, type CompletedConfig } from '../server/config.ts';
+import type { ResourceRegistry } from '../registry/rest/registry.ts';
+import { AdmissionChain } from '../admission/chain.ts';
+import type { AdmissionPluginFactory } from '../server/routes/resources.ts';
 import type { StorageBackend } from '../storage/storagebackend/open.ts';
 import type { Logger } from '../util/logger.ts';
-import { newForbidden } from '../authorization/forbidden.ts';
 import { CRDController } from './controller.ts';
 import { crdKindInfo, crdResource, crdStatusStrategy, crdStrategy, crdTable } from './customresourcedefinition.ts';
-import { serveScale, serveStatus, serveWrite, type ServedVersion, type WriteOptions } from './customresource.ts';
+import {
+  customResourceVerbs,
+  serveScale,
+  serveStatus,
+  serveWrite,
+  type ServedVersion,
+  type WriteOptions,
+} from './customresource.ts';
 import {
   CustomResourceCleanupFinalizer,
   group,
@@ -39,6 +47,9 @@ import {
 /** What the apiextensions server reads from its Config. */
 export interface APIExtensionsConfig {
   storage?: StorageBackend;
+  /** The main server's registry: every served CRD's Store is added to it. */
+  resources?: ResourceRegistry;
+  admissionPlugins: readonly AdmissionPluginFactory[];
   logger: Logger;
   maxRequestBodyBytes: number;
   minRequestTimeout: number;
@@ -49,12 +60,11 @@ export interface APIExtensionsConfig {
 /** One CRD being served. */
 export interface Serving {
   crd: CustomResourceDefinition;
-  storage: ResourceStorage;
+  /** The registry's Store of the CRD (storage version). */
+  store: Store;
   versions: Map<string, ServedVersion>;
   handlers: Map<string, (ctx: RequestContext) => Promise<Response>>;
 }
-
-const crVerbs = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
 /** version.CompareKubeAwareVersionStrings: GA before beta before alpha, higher numbers first. */
 export function compareKubeAwareVersions(a: string, b: string): number {
@@ -116,41 +126,19 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
   const crdStore = new Store({ ...common, strategy: crdStrategy });
   const crdStatusStore = new Store({ ...common, strategy: crdStatusStrategy });
 
-  // The namespaces, read without a watch cache of their own (NamespaceLifecycle for custom resources).
-  const nsStorage = newResourceStorage(
-    { ...factory.config, watchCache: false },
-    { groupResource: { group: '', resource: 'namespaces' } },
-  );
-  const admitCreate = async (
-    namespaced: boolean,
-    gr: { group: string; resource: string },
-    ns: string,
-    name: string,
-  ) => {
-    if (!namespaced || !ns) return;
-    const obj = (await nsStorage.storage.get(`${nsStorage.resourcePrefix}/${ns}`, { ignoreNotFound: true })) as
-      KubeObject | undefined;
-    if (!obj) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
-    if ((obj.status as { phase?: string } | undefined)?.phase === 'Terminating')
-      throw new StatusError(
-        newForbidden(
-          gr.group,
-          gr.resource,
-          name,
-          `unable to create new content in namespace ${ns} because it is being terminated`,
-        ),
-      );
-  };
+  const registry = c.resources;
+  if (!registry) return;
+  const admission = new AdmissionChain(c.admissionPlugins.map((f) => f(registry)));
 
   const serving = new Map<string, Serving>();
   const controller = new CRDController({
     crdStore,
     crdStatusStore,
-    factory,
+    registry,
     logger: c.logger,
     onServingChanged: () => setDynamicGroups(server, discoveryGroups(serving)),
     serving,
-    makeHandlers: (versions, namespaced) => {
+    makeHandlers: (versions) => {
       const handlers = new Map<string, (ctx: RequestContext) => Promise<Response>>();
       for (const [v, sv] of versions) {
         const opts: RESTOptions = {
@@ -158,12 +146,10 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
           kindInfo: sv.kindInfo,
           maxRequestBodyBytes: c.maxRequestBodyBytes,
           minRequestTimeoutSeconds: c.minRequestTimeout,
+          admission,
         };
         const rest = restHandler(opts);
-        const w: WriteOptions = {
-          maxRequestBodyBytes: c.maxRequestBodyBytes,
-          admitCreate: (ns, name) => admitCreate(namespaced, sv.store.qualifiedResource, ns, name),
-        };
+        const w: WriteOptions = { maxRequestBodyBytes: c.maxRequestBodyBytes, admission };
         handlers.set(v, (ctx) => serveCustomResource(ctx, sv, rest, w));
       }
       return handlers;
@@ -220,10 +206,7 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
   void controller
     .run(stop.signal)
     .catch((err: unknown) => c.logger.error('CRD controller stopped', { err: String(err) }));
-  server.addDestroyFunc(() => {
-    stop.abort();
-    for (const s of serving.values()) s.storage.destroy();
-  });
+  server.addDestroyFunc(() => stop.abort());
 }
 
 function routeCustomResource(
@@ -287,7 +270,7 @@ export function discoveryGroups(serving: Map<string, Serving>): APIGroupInfo[] {
         singularName: names.singular ?? '',
         namespaced: s.crd.spec.scope === 'Namespaced',
         kind: names.kind!,
-        verbs: crVerbs,
+        verbs: customResourceVerbs,
         shortNames: names.shortNames,
         categories: names.categories,
         subresources,
@@ -311,7 +294,7 @@ export function discoveryGroups(serving: Map<string, Serving>): APIGroupInfo[] {
  * CompletedConfig.New of the apiextensions server: the generic config without the main
  * server's own routes and hooks, serving installAPIExtensions, in front of `delegate`.
  */
-export function newAPIExtensionsServer(config: Config, delegate: DelegationTarget): GenericAPIServer {
+export function newAPIExtensionsServer(config: CompletedConfig, delegate: DelegationTarget): GenericAPIServer {
   const c = complete({
     ...config,
     routeInstallers: [installAPIExtensions],
@@ -319,6 +302,7 @@ export function newAPIExtensionsServer(config: Config, delegate: DelegationTarge
     healthzChecks: [],
     livezChecks: [],
     readyzChecks: [],
+    controllers: [],
   });
   return newServer(c, 'apiextensions-apiserver', delegate);
 }

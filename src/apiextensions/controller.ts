@@ -6,11 +6,11 @@
 
 import { StatusError } from '../endpoints/responsewriters/status.ts';
 import { formatTime, type KubeObject, type Store } from '../registry/generic/store.ts';
-import type { ResourceStorage, StorageFactory } from '../storage/storagebackend/factory.ts';
+import type { ResourceRegistry } from '../registry/rest/registry.ts';
 import type { Logger } from '../util/logger.ts';
 import { sameJSON } from '../util/validation/objectmeta.ts';
 import type { Serving } from './apiserver.ts';
-import { servedVersions, type ServedVersion } from './customresource.ts';
+import { servedVersions, storageDefinition, type ServedVersion } from './customresource.ts';
 import {
   CustomResourceCleanupFinalizer,
   findCondition,
@@ -23,7 +23,8 @@ import {
 export interface CRDControllerOptions {
   crdStore: Store;
   crdStatusStore: Store;
-  factory: StorageFactory;
+  /** The server's registry: each served CRD's storage-version Store is in it (namespace deletion, GC read it). */
+  registry: ResourceRegistry;
   logger: Logger;
   serving: Map<string, Serving>;
   onServingChanged: () => void;
@@ -67,8 +68,8 @@ export function namingConflict(
 export class CRDController {
   private readonly o: CRDControllerOptions;
   private readonly known = new Map<string, CustomResourceDefinition>();
-  /** Storage per `<group>/<plural>`, kept across spec changes (one watch cache per resource). */
-  private readonly storages = new Map<string, ResourceStorage>();
+  /** The spec each registered CRD's registry entry was made from, by `<group>/<plural>`. */
+  private readonly registered = new Map<string, { uid: string; spec: string }>();
   private queue: Promise<void> = Promise.resolve();
   /** Resolves when every event seen so far has been handled (tests). */
   idle(): Promise<void> {
@@ -183,31 +184,38 @@ export class CRDController {
     return r.object as CustomResourceDefinition;
   }
 
+  /** The registry's Store of a CRD (its storage version), made anew when the spec changed. */
+  private register(crd: CustomResourceDefinition): Store {
+    const k = key(crd);
+    const g = crd.spec.group!;
+    const plural = crd.spec.names!.plural!;
+    const spec = JSON.stringify(crd.spec);
+    const known = this.registered.get(k);
+    const existing = this.o.registry.store(g, plural);
+    if (existing && known && known.uid === crd.metadata.uid && known.spec === spec) return existing;
+    if (existing) this.o.registry.remove(g, plural);
+    const store = this.o.registry.add(storageDefinition(crd));
+    this.registered.set(k, { uid: crd.metadata.uid ?? '', spec });
+    return store;
+  }
+
   /** Serves (or re-serves after a spec change) an established CRD. */
   private serve(crd: CustomResourceDefinition): void {
     const k = key(crd);
     const current = this.o.serving.get(k);
     if (
       current &&
+      current.crd.metadata.uid === crd.metadata.uid &&
       sameJSON(current.crd.spec, crd.spec) &&
       sameJSON(current.crd.status?.acceptedNames, crd.status?.acceptedNames)
     ) {
       current.crd = crd;
       return;
     }
-    let st = this.storages.get(k);
-    if (!st) {
-      const storageVersion = crd.spec.versions?.find((v) => v.storage)?.name ?? '';
-      st = this.o.factory.forResource({
-        groupResource: { group: crd.spec.group!, resource: crd.spec.names!.plural! },
-        custom: true,
-        newFunc: () => ({ apiVersion: `${crd.spec.group}/${storageVersion}`, kind: crd.spec.names!.kind! }),
-      });
-      this.storages.set(k, st);
-    }
-    const versions = servedVersions(crd, st);
+    const store = this.register(crd);
+    const versions = servedVersions(crd, { storage: store.storage, resourcePrefix: store.keyRoot('') });
     const handlers = this.o.makeHandlers(versions, crd.spec.scope === 'Namespaced');
-    this.o.serving.set(k, { crd, storage: st, versions, handlers });
+    this.o.serving.set(k, { crd, store, versions, handlers });
     this.o.onServingChanged();
   }
 
@@ -216,8 +224,10 @@ export class CRDController {
     const s = this.o.serving.get(k);
     if (s && s.crd.metadata.uid !== crd.metadata.uid) return;
     this.o.serving.delete(k);
-    this.storages.get(k)?.destroy();
-    this.storages.delete(k);
+    if (this.registered.get(k)?.uid === crd.metadata.uid) {
+      this.o.registry.remove(crd.spec.group!, crd.spec.names!.plural!);
+      this.registered.delete(k);
+    }
     if (s) this.o.onServingChanged();
   }
 
@@ -242,10 +252,9 @@ export class CRDController {
       const s = this.o.serving.get(key(crd));
       if (s) s.crd = crd;
     }
-    const s = this.o.serving.get(key(crd));
-    const storeVersion = s ? [...s.versions.values()][0] : undefined;
-    if (storeVersion) {
-      const store = storeVersion.store;
+    // The storage-version Store (registered now if the CRD was never served by this process).
+    const store = crd.spec.versions?.some((v) => v.storage) ? this.register(crd) : undefined;
+    if (store) {
       for (let round = 0; round < 5; round++) {
         const list = await store.list('', { recursive: true });
         if (list.items.length === 0) break;
@@ -258,10 +267,8 @@ export class CRDController {
         }
         const left = await store.list('', { recursive: true });
         if (left.items.length === 0) break;
-        if (left.items.every((i) => i.metadata.deletionTimestamp)) {
-          // Objects held by their own finalizers: upstream waits; so do we (the next event retries).
-          return;
-        }
+        // Objects held by their own finalizers: upstream waits; so do we (the next event retries).
+        if (left.items.every((i) => i.metadata.deletionTimestamp)) return;
       }
     }
     const next = structuredClone(crd);

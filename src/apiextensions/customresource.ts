@@ -11,7 +11,9 @@ import type { RequestContext } from '../endpoints/request/context.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
 import { StatusError } from '../endpoints/responsewriters/status.ts';
 import { writeObjectNegotiated } from '../endpoints/responsewriters/writers.ts';
-import { Store, type KubeObject, type Strategy } from '../registry/generic/store.ts';
+import { Store, type KubeObject, type Strategy, type UpdateOptions } from '../registry/generic/store.ts';
+import type { AdmissionChain } from '../admission/chain.ts';
+import type { Attributes, Operation } from '../admission/interfaces.ts';
 import type {
   DeleteOptions,
   GetOptions,
@@ -35,6 +37,7 @@ import { newStructural, type JSONSchemaProps, type Structural } from './schema/s
 import { validateCustomResource, validateListSetsAndMaps } from './schema/validation.ts';
 import { newTableConvertor } from './tableconvertor.ts';
 import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './types.ts';
+import type { ResourceDefinition } from '../registry/rest/registry.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -221,7 +224,7 @@ const withoutMetadata = (o: KubeObject) => {
   return rest;
 };
 
-function crStrategy(v: Omit<ServedVersion, 'store' | 'statusStore' | 'kindInfo'>, namespaced: boolean): Strategy {
+function crStrategy(v: VersionBase, namespaced: boolean): Strategy {
   const validate = (obj: KubeObject): ErrorList => {
     const tm = validateTypeMeta(obj, v.apiVersion, v.kind);
     if (tm.length) return tm;
@@ -253,7 +256,7 @@ function crStrategy(v: Omit<ServedVersion, 'store' | 'statusStore' | 'kindInfo'>
   };
 }
 
-function statusStrategy(v: Omit<ServedVersion, 'store' | 'statusStore' | 'kindInfo'>, namespaced: boolean): Strategy {
+function statusStrategy(v: VersionBase, namespaced: boolean): Strategy {
   return {
     namespaceScoped: namespaced,
     prepareForUpdate(obj, old) {
@@ -288,6 +291,69 @@ export interface ServingStorage {
   resourcePrefix: string;
 }
 
+type VersionBase = Omit<ServedVersion, 'store' | 'statusStore' | 'kindInfo'>;
+
+function versionBase(crd: CustomResourceDefinition, cv: CRDVersion): VersionBase {
+  const names = crd.spec.names!;
+  const schema = versionSchema(cv);
+  let structural: Structural | undefined;
+  try {
+    structural = newStructural(schema);
+  } catch {
+    structural = undefined;
+  }
+  return {
+    version: cv.name!,
+    apiVersion: `${crd.spec.group}/${cv.name}`,
+    kind: names.kind!,
+    listKind: names.listKind!,
+    schema,
+    structural,
+    statusEnabled: cv.subresources?.status !== undefined,
+    scale: cv.subresources?.scale,
+  };
+}
+
+const unstructuredKind = (crd: CustomResourceDefinition, v: string): KindInfo => ({
+  group: crd.spec.group!,
+  version: v,
+  kind: crd.spec.names!.kind!,
+  schema: {},
+  fields: {},
+  unstructured: true,
+});
+
+export const customResourceVerbs = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+/**
+ * The registry entry of a CRD: its storage version over `/<group>/<plural>` (what namespace
+ * deletion, garbage collection and authorizers see; clients are served through servedVersions).
+ */
+export function storageDefinition(crd: CustomResourceDefinition): ResourceDefinition {
+  const cv = crd.spec.versions!.find((x) => x.storage)!;
+  const base = versionBase(crd, cv);
+  const names = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : crd.spec.names!;
+  const namespaced = crd.spec.scope === 'Namespaced';
+  return {
+    group: crd.spec.group!,
+    version: cv.name!,
+    resource: {
+      name: crd.spec.names!.plural!,
+      singularName: names.singular ?? '',
+      namespaced,
+      kind: base.kind,
+      verbs: customResourceVerbs,
+      shortNames: names.shortNames,
+      categories: names.categories,
+    },
+    listKind: base.listKind,
+    strategy: crStrategy(base, namespaced),
+    kindInfo: unstructuredKind(crd, cv.name!),
+    table: newTableConvertor(cv.additionalPrinterColumns),
+    custom: true,
+  };
+}
+
 /** Builds the served versions of a CRD over its storage. */
 export function servedVersions(crd: CustomResourceDefinition, st: ServingStorage): Map<string, ServedVersion> {
   const g = crd.spec.group!;
@@ -297,30 +363,13 @@ export function servedVersions(crd: CustomResourceDefinition, st: ServingStorage
   const out = new Map<string, ServedVersion>();
   for (const cv of crd.spec.versions ?? []) {
     if (!cv.served || !cv.name) continue;
-    const apiVersion = `${g}/${cv.name}`;
-    const schema = versionSchema(cv);
-    let structural: Structural | undefined;
-    try {
-      structural = newStructural(schema);
-    } catch {
-      structural = undefined;
-    }
-    const base = {
-      version: cv.name,
-      apiVersion,
-      kind: names.kind!,
-      listKind: names.listKind!,
-      schema,
-      structural,
-      statusEnabled: cv.subresources?.status !== undefined,
-      scale: cv.subresources?.scale,
-    };
-    const storage = new CustomResourceStorage(st.storage, apiVersion, `${g}/${storageVersion}`, structural);
+    const base = versionBase(crd, cv);
+    const storage = new CustomResourceStorage(st.storage, base.apiVersion, `${g}/${storageVersion}`, base.structural);
     const common = {
       qualifiedResource: { group: g, resource: names.plural! },
-      apiVersion,
-      kind: names.kind!,
-      listKind: names.listKind!,
+      apiVersion: base.apiVersion,
+      kind: base.kind,
+      listKind: base.listKind,
       storage,
       resourcePrefix: st.resourcePrefix,
       tableConvertor: newTableConvertor(cv.additionalPrinterColumns),
@@ -329,15 +378,7 @@ export function servedVersions(crd: CustomResourceDefinition, st: ServingStorage
     const statusStore = base.statusEnabled
       ? new Store({ ...common, strategy: statusStrategy(base, namespaced) })
       : undefined;
-    const kindInfo: KindInfo = {
-      group: g,
-      version: cv.name,
-      kind: names.kind!,
-      schema: {},
-      fields: {},
-      unstructured: true,
-    };
-    out.set(cv.name, { ...base, store, statusStore, kindInfo });
+    out.set(cv.name, { ...base, store, statusStore, kindInfo: unstructuredKind(crd, cv.name) });
   }
   return out;
 }
@@ -470,8 +511,49 @@ const respond = (ctx: RequestContext, obj: unknown, code: number) =>
 
 export interface WriteOptions {
   maxRequestBodyBytes: number;
-  /** NamespaceLifecycle and the other admission checks of a create. */
-  admitCreate?: (namespace: string, name: string) => Promise<void>;
+  /** The server's admission chain (NamespaceLifecycle first). */
+  admission?: AdmissionChain;
+}
+
+/** admission.NewAttributesRecord of a custom resource write. */
+function attributes(
+  ctx: RequestContext,
+  store: Store,
+  operation: Operation,
+  namespace: string,
+  name: string,
+  dry: boolean,
+  object?: KubeObject,
+  oldObject?: KubeObject,
+): Attributes {
+  const { group, resource } = store.qualifiedResource;
+  const version = store.apiVersion.slice(store.apiVersion.indexOf('/') + 1);
+  return {
+    operation,
+    kind: { group, version, kind: store.kind },
+    resource: { group, version, resource },
+    subresource: ctx.requestInfo?.subresource ?? '',
+    namespace,
+    name,
+    object,
+    oldObject,
+    dryRun: dry,
+    userInfo: ctx.user,
+  };
+}
+
+function updateOptions(ctx: RequestContext, store: Store, o: WriteOptions, ns: string, name: string): UpdateOptions {
+  const dry = dryRun(ctx);
+  const chain = o.admission;
+  if (!chain) return { namespace: ns, dryRun: dry };
+  const attrs = (obj: KubeObject, old: KubeObject | undefined) =>
+    attributes(ctx, store, old ? 'UPDATE' : 'CREATE', ns, name, dry, obj, old);
+  return {
+    namespace: ns,
+    dryRun: dry,
+    admit: (obj, old) => chain.admit(attrs(obj, old)),
+    validation: (obj, old) => chain.validate(attrs(obj, old)),
+  };
 }
 
 /** create / update / patch of the main resource (the rest is the generic REST handler's). */
@@ -481,13 +563,17 @@ export async function serveWrite(ctx: RequestContext, v: ServedVersion, o: Write
   switch (info.verb) {
     case 'create': {
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
-      await o.admitCreate?.(obj.metadata?.namespace || ns, obj.metadata?.name ?? '');
-      return respond(ctx, await v.store.create(obj, { namespace: ns, dryRun: dryRun(ctx) }), 201);
+      const dry = dryRun(ctx);
+      const attrs = (x: KubeObject) =>
+        attributes(ctx, v.store, 'CREATE', x.metadata?.namespace || ns, x.metadata?.name ?? '', dry, x);
+      await o.admission?.admit(attrs(obj));
+      const validation = o.admission && ((x: KubeObject) => o.admission!.validate(attrs(x)));
+      return respond(ctx, await v.store.create(obj, { namespace: ns, dryRun: dry, validation }), 201);
     }
     case 'update': {
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
       checkName(obj, info.name);
-      const r = await v.store.update(info.name, obj, { namespace: ns, dryRun: dryRun(ctx) });
+      const r = await v.store.update(info.name, obj, updateOptions(ctx, v.store, o, ns, info.name));
       return respond(ctx, r.object, r.created ? 201 : 200);
     }
     case 'patch': {
@@ -496,7 +582,7 @@ export async function serveWrite(ctx: RequestContext, v: ServedVersion, o: Write
       const patched = applyPatch(current, p);
       coerce(ctx, v, patched);
       checkName(patched, info.name);
-      const r = await v.store.update(info.name, patched, { namespace: ns, dryRun: dryRun(ctx) });
+      const r = await v.store.update(info.name, patched, updateOptions(ctx, v.store, o, ns, info.name));
       return respond(ctx, r.object, 200);
     }
   }
@@ -514,14 +600,22 @@ export async function serveStatus(ctx: RequestContext, v: ServedVersion, o: Writ
     case 'update': {
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
       checkName(obj, info.name);
-      return respond(ctx, (await store.update(info.name, obj, { namespace: ns, dryRun: dryRun(ctx) })).object, 200);
+      return respond(
+        ctx,
+        (await store.update(info.name, obj, updateOptions(ctx, store, o, ns, info.name))).object,
+        200,
+      );
     }
     case 'patch': {
       const p = await readPatch(ctx, o.maxRequestBodyBytes);
       const patched = applyPatch(structuredClone(await store.get(ns, info.name)), p);
       coerce(ctx, v, patched);
       checkName(patched, info.name);
-      return respond(ctx, (await store.update(info.name, patched, { namespace: ns, dryRun: dryRun(ctx) })).object, 200);
+      return respond(
+        ctx,
+        (await store.update(info.name, patched, updateOptions(ctx, store, o, ns, info.name))).object,
+        200,
+      );
     }
   }
   throw new StatusError(newMethodNotSupported(store.qualifiedResource, info.verb).status);
@@ -601,7 +695,7 @@ export async function serveScale(ctx: RequestContext, v: ServedVersion, o: Write
   const rv = (scale.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
   if (rv) current.metadata.resourceVersion = rv;
   setPath(current, v.scale!.specReplicasPath!, replicas);
-  const r = await v.store.update(info.name, current, { namespace: ns, dryRun: dryRun(ctx) });
+  const r = await v.store.update(info.name, current, updateOptions(ctx, v.store, o, ns, info.name));
   return respond(ctx, toScale(v, r.object), 200);
 }
 

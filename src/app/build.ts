@@ -60,9 +60,11 @@ export async function buildServerFromFlags(
   await opts.configure?.(config);
   // kube-apiserver's chain (cmd/kube-apiserver/app/server.go CreateServerChain): the
   // apiextensions server is the main server's delegate, the not-found handler its own.
+  // Both serve one ResourceRegistry (the completed config's).
+  const completed = complete(config);
   const notFound = newEmptyDelegate(notFoundHandler);
-  const apiExtensions = config.storage ? newAPIExtensionsServer(config, notFound) : undefined;
-  const server = newServer(complete(config), opts.name ?? 'kube-apiserver', apiExtensions ?? notFound);
+  const apiExtensions = completed.resources ? newAPIExtensionsServer(completed, notFound) : undefined;
+  const server = newServer(completed, opts.name ?? 'kube-apiserver', apiExtensions ?? notFound);
   if (apiExtensions) includeDelegateDiscovery(server, apiExtensions);
   server.prepareRun();
   return { server, options, config };
