@@ -215,7 +215,7 @@ function routeCustomResource(
   next: Handler,
 ): Response | Promise<Response> {
   const info = ctx.requestInfo;
-  if (!info || info.apiPrefix !== 'apis') return next(ctx);
+  if (!info) return next(ctx);
   if (!info.isResourceRequest) {
     const parts = info.path.split('/').filter(Boolean);
     if (parts.length < 2 || parts.length > 3 || parts[0] !== 'apis' || ctx.request.method !== 'GET') return next(ctx);
@@ -225,6 +225,7 @@ function routeCustomResource(
     const gv = g.versions.find((v) => v.version === parts[2]);
     return gv ? writeAPIResourceList(ctx, g.name, gv) : next(ctx);
   }
+  if (info.apiPrefix !== 'apis') return next(ctx);
   const s = serving.get(`${info.apiGroup}/${info.resource}`);
   const handler = s?.handlers.get(info.apiVersion);
   if (!s || !handler) return next(ctx);

@@ -533,7 +533,8 @@ function attributes(
     kind: { group, version, kind: store.kind },
     resource: { group, version, resource },
     subresource: ctx.requestInfo?.subresource ?? '',
-    namespace,
+    // A cluster-scoped object's namespace is dropped before it is stored (rest.BeforeCreate).
+    namespace: store.namespaceScoped ? namespace : '',
     name,
     object,
     oldObject,
