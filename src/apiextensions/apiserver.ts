@@ -180,12 +180,15 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
     },
   });
   const routes = new Hono<APIEnv>({ strict: false });
-  routes.all(`/apis/${group}/${version}/*`, (hc) => {
+  routes.all(`/apis/${group}/${version}/*`, async (hc) => {
     const ctx = hc.env.ctx;
     const info = ctx.requestInfo;
     if (!info?.isResourceRequest || info.resource !== 'customresourcedefinitions')
       return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
-    return crdRest(ctx);
+    const res = await crdRest(ctx);
+    // The controllers' pass for this change, inside the request (see CRDController.resync).
+    if (res.status < 300 && writeVerbs.has(info.verb) && !ctx.url.searchParams.has('dryRun')) await controller.resync();
+    return res;
   });
   installAPIGroup(server, { name: group, versions: [{ version, resources: [crdResource] }] }, routes);
 
@@ -194,6 +197,10 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
   const next: Handler = notFoundHandler;
   const crdHandler: Handler = async (ctx) => {
     try {
+      // Another process (or a Worker isolate) may have changed the CRDs: a pass at most every few
+      // seconds, and at once for a resource not served here yet.
+      await controller.resyncIfOlder(resyncIntervalMs);
+      if (!isServed(ctx, serving)) await controller.resyncIfOlder(missResyncIntervalMs);
       return await routeCustomResource(ctx, serving, next);
     } catch (err) {
       if (err instanceof StatusError) return errorNegotiated(err.status, ctx.request, ctx.url);
@@ -207,6 +214,16 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
     .run(stop.signal)
     .catch((err: unknown) => c.logger.error('CRD controller stopped', { err: String(err) }));
   server.addDestroyFunc(() => stop.abort());
+}
+
+const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+const resyncIntervalMs = 10_000;
+const missResyncIntervalMs = 1000;
+
+function isServed(ctx: RequestContext, serving: Map<string, Serving>): boolean {
+  const info = ctx.requestInfo;
+  if (!info?.isResourceRequest) return true;
+  return serving.get(`${info.apiGroup}/${info.resource}`)?.handlers.has(info.apiVersion) ?? false;
 }
 
 function routeCustomResource(

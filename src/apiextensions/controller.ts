@@ -80,6 +80,47 @@ export class CRDController {
     this.o = o;
   }
 
+  private resyncing?: Promise<void>;
+  private lastResync = 0;
+
+  /**
+   * One pass of the controllers, awaited: list the CRDs and sync each. Requests call it where a
+   * long-lived watch cannot run (Workers abandon work that outlives its request): after a CRD
+   * write, and when a request names a resource not (yet) served.
+   */
+  resync(): Promise<void> {
+    this.resyncing ??= (async () => {
+      try {
+        const list = await this.o.crdStore.list('', { recursive: true });
+        const names = new Set<string>();
+        for (const item of list.items) {
+          const crd = item as CustomResourceDefinition;
+          names.add(crd.metadata.name!);
+          const known = this.known.get(crd.metadata.name!);
+          // Keep a newer copy the watch already delivered.
+          if (!known || Number(known.metadata.resourceVersion) <= Number(crd.metadata.resourceVersion))
+            this.known.set(crd.metadata.name!, crd);
+        }
+        for (const [name, crd] of [...this.known])
+          if (!names.has(name)) {
+            this.known.delete(name);
+            this.enqueueDeleted(crd);
+          }
+        for (const crd of this.known.values()) this.enqueue(crd);
+        await this.queue;
+      } finally {
+        this.lastResync = Date.now();
+        this.resyncing = undefined;
+      }
+    })();
+    return this.resyncing;
+  }
+
+  /** resync() unless one finished within `maxAgeMs`. */
+  async resyncIfOlder(maxAgeMs: number): Promise<void> {
+    if (Date.now() - this.lastResync >= maxAgeMs) await this.resync();
+  }
+
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
