@@ -13,6 +13,7 @@ import { StatusError } from '../endpoints/responsewriters/status.ts';
 import { writeObjectNegotiated } from '../endpoints/responsewriters/writers.ts';
 import { Store, type KubeObject, type Strategy, type UpdateOptions } from '../registry/generic/store.ts';
 import type { AdmissionChain } from '../admission/chain.ts';
+import { logRequestObject, logResponseObject } from '../audit/context.ts';
 import type { Attributes, Operation } from '../admission/interfaces.ts';
 import type {
   DeleteOptions,
@@ -428,6 +429,7 @@ export function coerce(ctx: RequestContext, v: ServedVersion, obj: Record<string
 
 async function decodeBody(ctx: RequestContext, v: ServedVersion, maxBytes: number): Promise<KubeObject> {
   const obj = await decodeCreateBody(ctx, v.kindInfo, maxBytes);
+  logRequestObject(ctx, obj);
   coerce(ctx, v, obj);
   return obj as KubeObject;
 }
@@ -506,8 +508,11 @@ function applyPatch(current: KubeObject, p: { type: string; patch: unknown }): K
   return obj;
 }
 
-const respond = (ctx: RequestContext, obj: unknown, code: number) =>
-  writeObjectNegotiated(ctx.request, ctx.url, code, obj);
+const respond = (ctx: RequestContext, obj: unknown, code: number) => {
+  // audit.LogResponseObject, with the object as written.
+  logResponseObject(ctx, obj);
+  return writeObjectNegotiated(ctx.request, ctx.url, code, obj);
+};
 
 export interface WriteOptions {
   maxRequestBodyBytes: number;
