@@ -26,7 +26,9 @@ import { AdmissionChain } from '../admission/chain.ts';
 import type { AdmissionPluginFactory } from '../server/routes/resources.ts';
 import type { StorageBackend } from '../storage/storagebackend/open.ts';
 import type { Logger } from '../util/logger.ts';
-import { CRDController } from './controller.ts';
+import { CRDController, type Serving } from './controller.ts';
+
+export type { Serving };
 import { crdKindInfo, crdResource, crdStatusStrategy, crdStrategy, crdTable } from './customresourcedefinition.ts';
 import {
   customResourceVerbs,
@@ -55,15 +57,6 @@ export interface APIExtensionsConfig {
   minRequestTimeout: number;
   enableDiscovery: boolean;
   externalAddress: string;
-}
-
-/** One CRD being served. */
-export interface Serving {
-  crd: CustomResourceDefinition;
-  /** The registry's Store of the CRD (storage version). */
-  store: Store;
-  versions: Map<string, ServedVersion>;
-  handlers: Map<string, (ctx: RequestContext) => Promise<Response>>;
 }
 
 /** version.CompareKubeAwareVersionStrings: GA before beta before alpha, higher numbers first. */

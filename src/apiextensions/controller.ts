@@ -9,7 +9,6 @@ import { formatTime, type KubeObject, type Store } from '../registry/generic/sto
 import type { ResourceRegistry } from '../registry/rest/registry.ts';
 import type { Logger } from '../util/logger.ts';
 import { sameJSON } from '../util/validation/objectmeta.ts';
-import type { Serving } from './apiserver.ts';
 import { servedVersions, storageDefinition, type ServedVersion } from './customresource.ts';
 import {
   CustomResourceCleanupFinalizer,
@@ -19,6 +18,15 @@ import {
   type CRDStatus,
   type CustomResourceDefinition,
 } from './types.ts';
+
+/** One CRD being served. */
+export interface Serving {
+  crd: CustomResourceDefinition;
+  /** The registry's Store of the CRD (storage version). */
+  store: Store;
+  versions: Map<string, ServedVersion>;
+  handlers: Map<string, (ctx: import('../endpoints/request/context.ts').RequestContext) => Promise<Response>>;
+}
 
 export interface CRDControllerOptions {
   crdStore: Store;
