@@ -76,7 +76,36 @@ function stateOf(server: DiscoveryTarget): DiscoveryState {
   return s;
 }
 
-/** The groups `/apis` lists: this server's, its run-time ones, then its delegates' (first name wins). */
+/**
+ * The group priorities kube-apiserver lists `/apis` by (pkg/controlplane/apiserver
+ * DefaultGenericAPIServicePriorities); other groups (custom resources) follow, in order.
+ */
+const groupPriority: Readonly<Record<string, number>> = {
+  'apiregistration.k8s.io': 17800,
+  apps: 17800,
+  'events.k8s.io': 17750,
+  'authentication.k8s.io': 17700,
+  'authorization.k8s.io': 17600,
+  autoscaling: 17500,
+  batch: 17400,
+  'certificates.k8s.io': 17300,
+  'networking.k8s.io': 17200,
+  policy: 17100,
+  'rbac.authorization.k8s.io': 17000,
+  'storage.k8s.io': 16800,
+  'admissionregistration.k8s.io': 16700,
+  'apiextensions.k8s.io': 16700,
+  'scheduling.k8s.io': 16600,
+  'coordination.k8s.io': 16500,
+  'node.k8s.io': 16300,
+  'discovery.k8s.io': 16200,
+  'flowcontrol.apiserver.k8s.io': 16100,
+  'internal.apiserver.k8s.io': 16000,
+  'resource.k8s.io': 15900,
+  'storagemigration.k8s.io': 15800,
+};
+
+/** The groups `/apis` lists: this server's, its run-time ones and its delegates' (first name wins). */
 function apisGroups(s: DiscoveryState): APIGroupInfo[] {
   const out: APIGroupInfo[] = [];
   const seen = new Set<string>();
@@ -85,7 +114,13 @@ function apisGroups(s: DiscoveryState): APIGroupInfo[] {
       seen.add(g.name);
       out.push(g);
     }
-  return out;
+  if (s.delegates.length === 0) return out;
+  // Merged as the aggregator merges them: by priority, ties by name; the rest keep their order.
+  const prio = (g: APIGroupInfo) => groupPriority[g.name] ?? 0;
+  return out
+    .map((g, i) => ({ g, i }))
+    .sort((a, b) => prio(b.g) - prio(a.g) || (prio(a.g) ? (a.g.name < b.g.name ? -1 : 1) : a.i - b.i))
+    .map((x) => x.g);
 }
 
 function clearCache(s: DiscoveryState): void {
