@@ -5,19 +5,16 @@
 // them with it; a bad configuration stops the server with upstream's message.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdSkip, freePort, startEtcd } from './etcd-harness.ts';
-
-const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
-const haveKubectl = existsSync(kubectl);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32 not found at ${kubectl}`);
-const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
+import { kubectlOK, kubectlSkip, runKubectl, startCLIServer } from './kubectl-server.ts';
 
 const root = new URL('..', import.meta.url).pathname;
+const skip = kubectlSkip;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-encryption-'));
 const children = new Set<ChildProcess>();
 after(() => {
@@ -46,63 +43,9 @@ ${providers}`,
 const aescbc1 = `      - aescbc:\n          keys: [{name: key1, secret: "${key1}"}]\n`;
 const aesgcm2 = `      - aesgcm:\n          keys: [{name: key2, secret: "${key2}"}]\n`;
 
-interface Server {
-  kubeconfig: string;
-  stop(): Promise<number | null>;
-}
-
-async function startServer(args: string[]): Promise<Server> {
-  const port = await freePort();
-  const certDir = join(dir, 'certs');
-  const proc = spawn(
-    process.execPath,
-    [
-      join(root, 'adapters/node/bin.mjs'),
-      `--secure-port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--cert-dir=${certDir}`,
-      ...args,
-    ],
-    { env: { ...process.env, NODE_NO_WARNINGS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  children.add(proc);
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => (children.delete(proc), r(code))));
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
-    proc.stderr!.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      if (err.includes('Serving securely on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then((code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  return {
-    kubeconfig: join(certDir, 'admin.kubeconfig'),
-    stop: () => (proc.kill('SIGTERM'), exited),
-  };
-}
-
-function run(
-  server: Server,
-  args: string[],
-  input?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(kubectl, [`--kubeconfig=${server.kubeconfig}`, ...args], (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    if (input !== undefined) child.stdin!.end(input);
-  });
-}
-
-async function ok(server: Server, args: string[], input?: string): Promise<string> {
-  const r = await run(server, args, input);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
+const startServer = (args: string[]) => startCLIServer(join(dir, 'certs'), args);
+const run = runKubectl;
+const ok = kubectlOK;
 
 /** The latest stored bytes of a key in the SQLite revision log. */
 function sqliteValue(file: string, key: string): Buffer {
@@ -148,7 +91,7 @@ test(
     ]);
     try {
       assert.equal((await ok(server, ['get', 'secret', 's1', '-o', 'jsonpath={.data.password}'])).trim(), passwordB64);
-      await ok(server, ['replace', '--validate=false', '-f', '-'], await ok(server, ['get', 'secrets', '-o', 'json']));
+      await ok(server, ['replace', '-f', '-'], await ok(server, ['get', 'secrets', '-o', 'json']));
       const stored = sqliteValue(db, '/registry/secrets/default/s1');
       assert.ok(
         stored.toString('latin1').startsWith('k8s:enc:aesgcm:v1:key2:'),

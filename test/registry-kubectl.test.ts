@@ -150,16 +150,16 @@ test('apply (client-side, last-applied annotation), replace, chunked list and fi
   const doc = (v: string) =>
     `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: apps\ndata:\n  k: ${v}\n`;
   writeFileSync(file, doc('v1'));
-  assert.match(await ok('apply', '--validate=false', '-f', file), /configmap\/applied created/);
+  assert.match(await ok('apply', '-f', file), /configmap\/applied created/);
   writeFileSync(file, doc('v2'));
-  assert.match(await ok('apply', '--validate=false', '-f', file), /configmap\/applied configured/);
+  assert.match(await ok('apply', '-f', file), /configmap\/applied configured/);
   assert.equal(await ok('get', 'cm', 'applied', '-n', 'apps', '-o', 'jsonpath={.data.k}'), 'v2');
   assert.match(
     await ok('get', 'cm', 'applied', '-n', 'apps', '-o', 'yaml'),
     /kubectl.kubernetes.io\/last-applied-configuration/,
   );
   writeFileSync(file, doc('v3'));
-  assert.match(await ok('replace', '--validate=false', '-f', file), /configmap\/applied replaced/);
+  assert.match(await ok('replace', '-f', file), /configmap\/applied replaced/);
   for (const n of ['c1', 'c2', 'c3']) await ok('create', 'cm', n, '-n', 'apps');
   assert.equal(
     await ok('get', 'cm', '-n', 'apps', '-o', 'name', '--chunk-size=1'),

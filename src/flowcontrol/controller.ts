@@ -170,6 +170,11 @@ export class FlowControl {
     this.digestObjects();
   }
 
+  /** Where LIST seat estimates read object counts (the storage object-count tracker, once storage exists). */
+  setObjectCounter(fn: FlowControlOptions['objectCount']): void {
+    this.options = { ...this.options, objectCount: fn };
+  }
+
   /** The configuration in force (after defaulting, validation and rejection). */
   get configuration(): { flowSchemas: FlowSchema[]; priorityLevels: PriorityLevelConfiguration[] } {
     return { flowSchemas: [...this.fsConfigs.values()], priorityLevels: [...this.plConfigs.values()] };

@@ -29,7 +29,9 @@ import {
 } from './routes/resources.ts';
 import type { Controller } from './controllers/controller.ts';
 import { builtinResources } from '../registry/core/resources.ts';
+import { flowcontrolResources } from '../registry/flowcontrol/resources.ts';
 import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
+import { installOpenAPI } from './routes/openapi.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -168,8 +170,8 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
-    resourceDefinitions: [...builtinResources],
+    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs, installOpenAPI],
+    resourceDefinitions: [...builtinResources, ...flowcontrolResources],
     admissionPlugins: defaultAdmissionPlugins(),
     controllers: defaultControllers(),
     postStartHooks: new Map(),

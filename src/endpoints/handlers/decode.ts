@@ -242,6 +242,17 @@ export async function decodeCreateBody(
   return obj;
 }
 
+/**
+ * The unknown fields of a patched object (kind and apiVersion are always known), dropped as the
+ * typed decode drops them; returns their paths.
+ */
+export function dropUnknownFields(obj: Record<string, unknown>, k: KindInfo): string[] {
+  const unknown: string[] = [];
+  unknownFields(obj, { kind: true, apiVersion: true, ...k.fields }, '', unknown);
+  stripUnknown(obj, k.fields);
+  return unknown;
+}
+
 /** Drops unknown keys (the typed decode never keeps them). */
 function stripUnknown(obj: Record<string, unknown>, known: KnownFields): string[] {
   const dropped: string[] = [];

@@ -13,13 +13,16 @@ import {
 } from '../../storage/interfaces.ts';
 import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selection/fields.ts';
 import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';
-import { applyJSONPatch, decodePatch, JSONPatchError } from '../../util/patch/jsonpatch.ts';
-import { applyMergePatch } from '../../util/patch/mergepatch.ts';
+import { patchResource, requestManager } from './patch.ts';
+import { FieldManager } from '../../util/managedfields/fieldmanager.ts';
+import { typeSchemaFromFields } from '../../util/managedfields/objectmeta.ts';
+import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts';
 import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../registry/generic/store.ts';
 import { newBadRequest, newMethodNotSupported } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
+import { logRequestObject, logResponseObject } from '../../audit/context.ts';
 import type { Attributes, Operation } from '../../admission/interfaces.ts';
 import {
   errorNegotiated,
@@ -27,7 +30,6 @@ import {
   isPrettyPrint,
   newNotFound as notFoundStatus,
   parseAccept,
-  StatusError,
   type Status,
 } from '../responsewriters/status.ts';
 
@@ -42,11 +44,28 @@ export interface RESTOptions {
   admission?: AdmissionChain;
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?: (name: string) => Promise<KubeObject>;
+  /**
+   * The kind's OpenAPI v3 schema (patch strategies, merge keys, list and map types) for strategic
+   * merge patch and server-side apply; without one only ObjectMeta's are known.
+   */
+  typeSchema?: TypeSchema;
+  /** Strategic merge patch is accepted (built-in kinds; custom resources answer 415). Default true. */
+  strategicMergePatch?: boolean;
 }
 
 /** The handler of one resource: dispatches on RequestInfo.verb. */
 export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Response> {
   const { store } = o;
+  const typeSchema = o.typeSchema ?? typeSchemaFromFields(Object.keys(o.kindInfo.fields));
+  const fieldManager = new FieldManager({ schema: typeSchema, apiVersion: store.apiVersion, kind: store.kind });
+  const patchScope = {
+    store,
+    maxRequestBodyBytes: o.maxRequestBodyBytes,
+    strategicMergePatch: o.strategicMergePatch ?? true,
+    typeSchema,
+    fieldManager,
+    kindInfo: o.kindInfo,
+  };
   return async (ctx) => {
     const info = ctx.requestInfo;
     // No subresources are served yet: go-restful finds no route.
@@ -63,6 +82,9 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
       case 'create': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        logRequestObject(ctx, obj);
+        const manager = requestManager(ctx, 'CreateOptions');
+        fieldManager.update(undefined, obj, manager);
         const dry = dryRun(ctx);
         const attrs = (object: KubeObject): Attributes =>
           admissionAttributes(
@@ -81,12 +103,20 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        logRequestObject(ctx, obj);
         checkName(obj, info.name);
-        const r = await store.update(info.name, obj, updateOptions(ctx, o, ns, info.name));
+        const manager = requestManager(ctx, 'UpdateOptions');
+        const r = await store.update(
+          info.name,
+          (existing) => fieldManager.update(existing, structuredClone(obj), manager),
+          updateOptions(ctx, o, ns, info.name),
+        );
         return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
       }
-      case 'patch':
-        return patchResponse(ctx, o, ns, info.name);
+      case 'patch': {
+        const r = await patchResource(ctx, patchScope, ns, info.name, updateOptions(ctx, o, ns, info.name));
+        return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
+      }
       case 'delete': {
         const opts = await deleteOptions(ctx, o);
         if (o.admission) {
@@ -258,86 +288,6 @@ async function deleteOptions(
   return { dryRun: dryRun(ctx) || bodyDryRun, preconditions: pre, propagationPolicy: policy };
 }
 
-const patchTypes = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-];
-
-/** handlers/patch.go: json, merge and strategic merge patches applied inside the optimistic update loop. */
-async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, name: string): Promise<Response> {
-  const contentType = (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!patchTypes.includes(contentType)) {
-    throw new StatusError({
-      status: 'Failure',
-      message: `the body of the request was in an unknown format - accepted media types include: ${patchTypes.join(', ')}`,
-      reason: 'UnsupportedMediaType',
-      code: 415,
-    });
-  }
-  const text = new TextDecoder().decode(await readBody(ctx, o.maxRequestBodyBytes));
-  let patch: unknown;
-  try {
-    patch = JSON.parse(text);
-  } catch (err) {
-    throw newBadRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  let ops: ReturnType<typeof decodePatch> = [];
-  if (contentType === 'application/json-patch+json') {
-    ops = decodePatch(patch);
-    if (typeof ops === 'string') throw newBadRequest(ops);
-    if (ops.length > 10000)
-      throw new StatusError({
-        status: 'Failure',
-        message: `The allowed maximum operations in a JSON patch is 10000, got ${ops.length}`,
-        reason: 'RequestEntityTooLarge',
-        code: 413,
-      });
-  } else if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw newBadRequest(
-      `json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`,
-    );
-  }
-  const { store } = o;
-  // Objects from the watch cache are shared: patch a copy.
-  const current = structuredClone(await store.get(ns, name));
-  let patched: KubeObject;
-  try {
-    if (contentType === 'application/json-patch+json')
-      patched = applyJSONPatch(current as never, ops as Exclude<typeof ops, string>) as KubeObject;
-    else patched = applyMergePatch(current as never, stripDirectives(patch) as never) as KubeObject;
-  } catch (err) {
-    if (err instanceof JSONPatchError)
-      throw new StatusError({ status: 'Failure', message: err.message, reason: 'Invalid', code: 422 });
-    throw err;
-  }
-  if (typeof patched !== 'object' || patched === null || Array.isArray(patched))
-    throw new StatusError({
-      status: 'Failure',
-      message: 'patched object is not a JSON object',
-      reason: 'Invalid',
-      code: 422,
-    });
-  patched.metadata ??= {};
-  // A patch without a resourceVersion applies to the object it was computed on.
-  if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
-  checkName(patched, name);
-  const r = await store.update(name, patched, updateOptions(ctx, o, ns, name));
-  return objectResponse(ctx, o, r.object, 200);
-}
-
-// Strategic merge patch for the kinds served here is a merge patch (their maps and scalars merge
-// the same way; none of their lists has a merge key); the directives kubectl adds are dropped.
-function stripDirectives(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(v)) {
-    if (k.startsWith('$setElementOrder/') || k === '$retainKeys' || k.startsWith('$deleteFromPrimitiveList/')) continue;
-    out[k] = stripDirectives(val);
-  }
-  return out;
-}
-
 type Output = 'json' | 'yaml' | 'table';
 
 /** The response media type (handlers/negotiation): Table when asked for, YAML, else JSON. */
@@ -356,6 +306,8 @@ function negotiateOutput(ctx: RequestContext): Output {
 }
 
 function encode(ctx: RequestContext, out: Output, value: unknown, code: number): Response {
+  // audit.LogResponseObject, with the object as written (transformResponseObject).
+  logResponseObject(ctx, value);
   if (out === 'yaml')
     return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
   const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(value, 2) : goJSON(value) + '\n';

@@ -93,11 +93,20 @@ export interface CreateOptions {
 export interface UpdateOptions {
   namespace: string;
   dryRun?: boolean;
+  /** Create the object when it does not exist even if the strategy does not allow it (server-side apply). */
+  forceAllowCreate?: boolean;
   /** Mutating admission on the new object with the stored one (upstream: objInfo's transformers). */
   admit?: UpdateAdmissionFunc;
   /** updateValidation (or createValidation, on create-on-update): after the strategy, before the write. */
   validation?: UpdateAdmissionFunc;
 }
+
+/**
+ * rest.UpdatedObjectInfo: the new object, or a function computing it from the stored one
+ * (undefined when there is none) that runs inside the optimistic update loop, so a patch is
+ * re-applied after a conflicting write. The function gets a copy it may change.
+ */
+export type UpdatedObject = KubeObject | ((existing: KubeObject | undefined) => KubeObject);
 
 export interface DeleteOptions {
   namespace: string;
@@ -278,15 +287,21 @@ export class Store {
   }
 
   /** Store.Update: optimistic concurrency on metadata.resourceVersion, create-on-update where allowed. */
-  async update(name: string, obj: KubeObject, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
-    obj.metadata ??= {};
+  async update(
+    name: string,
+    updated: UpdatedObject,
+    opts: UpdateOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(opts.namespace, name);
     let created = false;
     const tryUpdate = async (existing: KubeObject | undefined): Promise<KubeObject> => {
       created = false;
+      const obj = typeof updated === 'function' ? updated(existing && structuredClone(existing)) : updated;
+      obj.metadata ??= {};
       const newRV = obj.metadata.resourceVersion ?? '';
       if (!existing) {
-        if (!this.strategy.allowCreateOnUpdate) throw newNotFound(this.qualifiedResource, name);
+        if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate)
+          throw newNotFound(this.qualifiedResource, name);
         if (newRV) throw newNotFound(this.qualifiedResource, name);
         const fresh = structuredClone(obj);
         await opts.admit?.(fresh, undefined);

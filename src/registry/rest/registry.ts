@@ -4,10 +4,12 @@
 // registry per server: the REST routes serve it, controllers and authorizers read through it,
 // and resources can be added or removed while serving (custom resources).
 
+import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import type { KindInfo } from '../../endpoints/handlers/decode.ts';
 import type { StorageFactory } from '../../storage/storagebackend/factory.ts';
 import { Store, type KubeObject, type Strategy } from '../generic/store.ts';
 import type { TableConvertor } from '../generic/table.ts';
+import type { ResourceOpenAPI } from '../../endpoints/openapi/builder.ts';
 
 /** What discovery lists of a resource (metav1.APIResource). */
 export interface ResourceInfo {
@@ -35,8 +37,18 @@ export interface ResourceDefinition {
   custom?: boolean;
   /** A key prefix other than the built-in layout's (e.g. events.k8s.io events share `/events`). */
   resourcePrefix?: string;
+  /**
+   * Its OpenAPI schema: the definition name of its kind and the definitions it brings (a CRD's
+   * structural schema). Without it, /openapi describes the kind with its built-in definition.
+   */
+  openAPI?: ResourceOpenAPI;
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?(registry: ResourceRegistry, name: string): Promise<KubeObject>;
+  /**
+   * The kind's OpenAPI v3 schema for strategic merge patch and server-side apply (a CRD version's
+   * structural schema for a custom resource); built-in kinds default to upstream's.
+   */
+  typeSchema?: TypeSchema;
 }
 
 /** A served resource: its definition and the Store over its storage. */

@@ -9,6 +9,7 @@ import type { Flag, FlagSet } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
 import { FlowControl } from '../../flowcontrol/controller.ts';
 import { readFlowControlManifests, watchFlowControlManifests } from '../../flowcontrol/manifests.ts';
+import { newAPFConfigurationController } from '../controllers/apfconfiguration.ts';
 
 export class FeatureOptions implements OptionsGroup {
   profiling!: Flag<boolean>;
@@ -72,6 +73,13 @@ export class FeatureOptions implements OptionsGroup {
     });
     fc.rejected.push(...manifests.rejected);
     config.flowControl = fc;
+    // With storage, the objects live there (the manifests are written to it once at start).
+    config.controllers.push(
+      newAPFConfigurationController(fc, {
+        flowSchemas: manifests.flowSchemas,
+        priorityLevels: manifests.priorityLevels,
+      }),
+    );
     // Upstream's `priority-and-fairness-config-consumer` hook runs the config controller; ours
     // watches the manifests and reloads them. Only registered when there are manifests, so a
     // server that is never Run (fetch only) keeps green health checks; upstream's
@@ -79,6 +87,7 @@ export class FeatureOptions implements OptionsGroup {
     const paths = this.flowControlConfigFiles.value;
     if (paths.length) {
       config.postStartHooks.set('priority-and-fairness-config-consumer', async (hookCtx) => {
+        if (config.storage) return;
         const stop = await watchFlowControlManifests(ctx.fileSystem, paths, fc, ctx.logger);
         hookCtx.signal.addEventListener('abort', stop, { once: true });
       });

@@ -70,6 +70,9 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
       minRequestTimeoutSeconds: c.minRequestTimeout,
       admission,
       deleteOverride: def.deleteOverride && ((name) => def.deleteOverride!(registry, name)),
+      typeSchema: def.typeSchema,
+      // Custom resources have no patch strategies: strategic merge patch is a 415 for them.
+      strategicMergePatch: !def.custom,
     });
   for (const r of registry.list()) handlers.set(`${r.definition.group}/${r.definition.resource.name}`, handlerOf(r));
 

@@ -10,7 +10,7 @@ import { MemoryKV } from '../memory/kv.ts';
 import { EtcdCompactor } from '../etcd3/compactor.ts';
 import { Compactor } from '../compactor.ts';
 import { StorageFactory, type StorageFactoryConfig } from './factory.ts';
-import { loadEncryptionConfig, transformerFor } from '../value/encryptionconfig.ts';
+import { loadEncryptionConfig, transformerFor } from '../value/encryptionconfig/config.ts';
 import type { EtcdFetch } from '../etcd3/client.ts';
 import type { StorageBackendConfig } from './config.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newCBCTransformer, newGCMTransformer } from './encrypt/aes.ts';
 import { newSecretboxTransformer } from './encrypt/secretbox.ts';
-import { loadEncryptionConfig, transformerFor } from './encryptionconfig.ts';
+import { loadEncryptionConfig, transformerFor } from './encryptionconfig/config.ts';
 import { identityTransformer, newPrefixTransformers } from './transformer.ts';
 import { encodeBase64 } from '../../util/base64.ts';
 

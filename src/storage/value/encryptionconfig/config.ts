@@ -4,12 +4,12 @@
 // every listed key reads. Values carry `k8s:enc:<provider>:v1:<key name>:` before the ciphertext.
 
 import { parse as parseYAML } from 'yaml';
-import type { GroupResource } from '../../endpoints/apierrors.ts';
-import { decodeBase64 } from '../../util/base64.ts';
-import { aggregateMessage, invalid, Path, required, type ErrorList } from '../../util/validation/field.ts';
-import { newCBCTransformer, newGCMTransformer } from './encrypt/aes.ts';
-import { newSecretboxTransformer } from './encrypt/secretbox.ts';
-import { identityTransformer, newPrefixTransformers, type PrefixTransformer, type Transformer } from './transformer.ts';
+import type { GroupResource } from '../../../endpoints/apierrors.ts';
+import { decodeBase64 } from '../../../util/base64.ts';
+import { aggregateMessage, invalid, Path, required, type ErrorList } from '../../../util/validation/field.ts';
+import { newCBCTransformer, newGCMTransformer } from '../encrypt/aes.ts';
+import { newSecretboxTransformer } from '../encrypt/secretbox.ts';
+import { identityTransformer, newPrefixTransformers, type PrefixTransformer, type Transformer } from '../transformer.ts';
 
 interface Key {
   name?: string;

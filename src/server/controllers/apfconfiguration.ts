@@ -1,0 +1,181 @@
+// The flow-control configuration controllers over storage (upstream: the apf bootstrap ensurer,
+// pkg/registry/flowcontrol/ensurer, and the priority-and-fairness-config-consumer,
+// k8s.io/apiserver/pkg/util/flowcontrol/apf_controller.go): the bootstrap objects are ensured in
+// storage (mandatory ones always, suggested ones while `apf.kubernetes.io/autoupdate-spec` is
+// "true"), `--flowcontrol-config-file` objects are written there too, the live objects
+// reconfigure the filter, and each FlowSchema's `Dangling` condition says whether its priority
+// level exists. Object counts for LIST work estimates come from storage (ObjectCountTracker).
+
+import type { FlowControl } from '../../flowcontrol/controller.ts';
+import {
+  mandatoryFlowSchemaNames,
+  mandatoryFlowSchemas,
+  mandatoryPriorityLevelNames,
+  mandatoryPriorityLevels,
+  suggestedFlowSchemas,
+  suggestedPriorityLevels,
+} from '../../flowcontrol/bootstrap.ts';
+import type { FlowSchema, PriorityLevelConfiguration } from '../../flowcontrol/types.ts';
+import { StatusError } from '../../endpoints/responsewriters/status.ts';
+import { flowcontrolGroup } from '../../registry/flowcontrol/resources.ts';
+import { formatTime, type KubeObject, type Store } from '../../registry/generic/store.ts';
+import type { ResourceRegistry } from '../../registry/rest/registry.ts';
+import { sameJSON } from '../../util/validation/objectmeta.ts';
+import { listAndWatch, type Controller } from './controller.ts';
+
+const autoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';
+/** Upstream's object count refresh period (storage object count tracker). */
+const objectCountIntervalMs = 60_000;
+
+type ConfigObject = FlowSchema | PriorityLevelConfiguration;
+
+export interface APFConfigurationOptions {
+  /** `--flowcontrol-config-file` objects, written to storage at start. */
+  flowSchemas?: FlowSchema[];
+  priorityLevels?: PriorityLevelConfiguration[];
+}
+
+export function newAPFConfigurationController(fc: FlowControl, opts: APFConfigurationOptions = {}): Controller {
+  return {
+    name: 'priority-and-fairness-config-consumer',
+    async run(registry, signal, logger) {
+      const fss = registry.store(flowcontrolGroup, 'flowschemas');
+      const pls = registry.store(flowcontrolGroup, 'prioritylevelconfigurations');
+      if (!fss || !pls) return;
+      await ensure(pls, mandatoryPriorityLevels(), suggestedPriorityLevels(), opts.priorityLevels ?? []);
+      await ensure(fss, mandatoryFlowSchemas(), suggestedFlowSchemas(), opts.flowSchemas ?? []);
+      startObjectCounts(fc, registry, signal);
+
+      const live = { fs: new Map<string, FlowSchema>(), pl: new Map<string, PriorityLevelConfiguration>() };
+      let pending: ReturnType<typeof setTimeout> | undefined;
+      // One reconfiguration per burst of changes.
+      const schedule = () => {
+        pending ??= setTimeout(() => {
+          pending = undefined;
+          if (signal.aborted) return;
+          const rejected = fc.reconfigure({
+            flowSchemas: [...live.fs.values()].filter((o) => !mandatoryFlowSchemaNames.has(o.metadata.name)),
+            priorityLevels: [...live.pl.values()].filter((o) => !mandatoryPriorityLevelNames.has(o.metadata.name)),
+          });
+          for (const r of rejected) logger.info('Flow-control object not in force', { ...r }, 2);
+          void updateDangling(fss, live.fs, live.pl).catch((err: unknown) =>
+            logger.error('Writing FlowSchema status failed', { err: String(err) }),
+          );
+        }, 20);
+      };
+      signal.addEventListener('abort', () => clearTimeout(pending), { once: true });
+      const follow = <T extends ConfigObject>(store: Store, into: Map<string, T>) =>
+        listAndWatch(store, '', signal, (type, obj) => {
+          const name = obj.metadata.name!;
+          if (type === 'DELETED') into.delete(name);
+          else into.set(name, obj as unknown as T);
+          schedule();
+        });
+      await Promise.all([follow(fss, live.fs), follow(pls, live.pl)]);
+    },
+  };
+}
+
+/** The ensurer: mandatory objects match the bootstrap spec; suggested and configured ones exist. */
+async function ensure(
+  store: Store,
+  mandatory: ConfigObject[],
+  suggested: ConfigObject[],
+  configured: ConfigObject[],
+): Promise<void> {
+  const put = async (want: ConfigObject, overwrite: (existing: KubeObject) => boolean) => {
+    const name = want.metadata.name;
+    let existing: KubeObject | undefined;
+    try {
+      existing = await store.get('', name);
+    } catch (err) {
+      if (!(err instanceof StatusError && err.status.reason === 'NotFound')) throw err;
+    }
+    const object = structuredClone(want) as unknown as KubeObject;
+    if (!existing) {
+      try {
+        await store.create(object, { namespace: '' });
+      } catch (err) {
+        if (!(err instanceof StatusError && err.status.reason === 'AlreadyExists')) throw err;
+      }
+      return;
+    }
+    if (sameJSON(existing.spec, object.spec) || !overwrite(existing)) return;
+    object.metadata = {
+      ...existing.metadata,
+      annotations: { ...existing.metadata.annotations, ...want.metadata.annotations },
+    };
+    await store.update(name, object, { namespace: '' });
+  };
+  for (const o of mandatory) await put(o, () => true);
+  for (const o of suggested) await put(o, (e) => e.metadata.annotations?.[autoUpdateAnnotation] === 'true');
+  // A configured object the API refuses stays out (the filter already reported it as rejected).
+  for (const o of configured) await put(o, () => true).catch(() => {});
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+/** The `Dangling` condition of every FlowSchema whose reference changed state (apf_controller.go). */
+async function updateDangling(
+  store: Store,
+  flowSchemas: ReadonlyMap<string, FlowSchema>,
+  priorityLevels: ReadonlyMap<string, PriorityLevelConfiguration>,
+): Promise<void> {
+  for (const fs of flowSchemas.values()) {
+    const plName = fs.spec.priorityLevelConfiguration.name;
+    const missing = !priorityLevels.has(plName);
+    const want: Condition = missing
+      ? {
+          type: 'Dangling',
+          status: 'True',
+          reason: 'NotFound',
+          message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} but there is no such object`,
+        }
+      : {
+          type: 'Dangling',
+          status: 'False',
+          reason: 'Found',
+          message: 'This FlowSchema references an existing PriorityLevelConfiguration object',
+        };
+    const conditions = ((fs as { status?: { conditions?: Condition[] } }).status?.conditions ?? []) as Condition[];
+    const have = conditions.find((c) => c.type === 'Dangling');
+    if (have && have.status === want.status && have.reason === want.reason && have.message === want.message) continue;
+    want.lastTransitionTime = have?.status === want.status ? have.lastTransitionTime : formatTime(new Date());
+    try {
+      await store.storage.guaranteedUpdate(store.key('', fs.metadata.name), false, undefined, (input) => {
+        const next = structuredClone(input) as KubeObject & { status?: { conditions?: Condition[] } };
+        const rest = (next.status?.conditions ?? []).filter((c) => c.type !== 'Dangling');
+        next.status = { ...next.status, conditions: [...rest, want] };
+        delete next.metadata.resourceVersion;
+        return { object: next };
+      });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.status.reason === 'NotFound')) throw err;
+    }
+  }
+}
+
+/** Object counts per resource for LIST estimates, refreshed every minute. */
+function startObjectCounts(fc: FlowControl, registry: ResourceRegistry, signal: AbortSignal): void {
+  const counts = new Map<string, number>();
+  const refresh = async () => {
+    for (const { store } of registry.list()) {
+      const { group, resource } = store.qualifiedResource;
+      try {
+        counts.set(`${resource}.${group}`, (await store.storage.stats()).objectCount);
+      } catch {
+        // Keep the last count.
+      }
+    }
+  };
+  fc.setObjectCounter((group, resource) => counts.get(`${resource}.${group}`));
+  void refresh();
+  const timer = setInterval(() => void refresh(), objectCountIntervalMs);
+  signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+}
