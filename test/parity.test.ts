@@ -20,6 +20,13 @@ const hostIP = chooseHostInterface();
 /** `kubectl api-resources` rows from kube-apiserver v1.34 for the resources served here (columns split). */
 const kubeAPIResources: Record<string, string[]> = {
   configmaps: ['configmaps', 'cm', 'v1', 'true', 'ConfigMap'],
+  customresourcedefinitions: [
+    'customresourcedefinitions',
+    'crd,crds',
+    'apiextensions.k8s.io/v1',
+    'false',
+    'CustomResourceDefinition',
+  ],
   namespaces: ['namespaces', 'ns', 'v1', 'false', 'Namespace'],
   secrets: ['secrets', 'v1', 'true', 'Secret'],
   serviceaccounts: ['serviceaccounts', 'sa', 'v1', 'true', 'ServiceAccount'],
@@ -37,7 +44,14 @@ const kubeAPIResources: Record<string, string[]> = {
   leases: ['leases', 'coordination.k8s.io/v1', 'true', 'Lease'],
 };
 /** kube-apiserver's /apis group order (core first), for the groups above. */
-const kubeGroupOrder = ['', 'authentication.k8s.io', 'authorization.k8s.io', 'coordination.k8s.io'];
+// kubectl api-resources lists groups by name.
+const kubeGroupOrder = [
+  '',
+  'apiextensions.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'coordination.k8s.io',
+];
 const kubectlPath = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 const kubectlSkip = existsSync(kubectlPath) ? false : `kubectl 1.32 not found at ${kubectlPath}`;
 

@@ -66,17 +66,12 @@ function fromWire(e: WireError): Error {
 /** The KV of one Store object. `name` picks the object (one per cluster: "registry"). */
 export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
   const id = ns.idFromName(name);
-  let stub = ns.get(id);
   let compacted = 0;
+  // A stub per call: a stub is an I/O object of the request that made it (workerd refuses it in
+  // another request: "Cannot perform I/O on behalf of a different request"), and one is
+  // unusable after the object threw or was reset. Making one is local and cheap.
   const unwrap = async <T>(call: (s: StoreStub) => Promise<Wire<T>>): Promise<T> => {
-    let w: Wire<T>;
-    try {
-      w = await call(stub);
-    } catch (err) {
-      // A stub is unusable after the object threw or was reset: take a new one for the next call.
-      stub = ns.get(id);
-      throw err;
-    }
+    const w = await call(ns.get(id));
     compacted = Math.max(compacted, w.compacted);
     if ('error' in w) throw fromWire(w.error);
     return w.ok;
@@ -102,7 +97,7 @@ export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
             onAbort = () => resolve(null);
             opts.signal.addEventListener('abort', onAbort, { once: true });
           });
-          const opening = stub.watch(prefix, opts.startRevision, !!opts.progressNotify);
+          const opening = ns.get(id).watch(prefix, opts.startRevision, !!opts.progressNotify);
           const cursor = await Promise.race([opening, aborted]);
           if (cursor === null) {
             // Stopped while the object was opening the watch: close it once it exists.

@@ -2,6 +2,8 @@
 // ApplyTo) → Config → complete → New with the kube not-found handler → PrepareRun.
 // The Node CLI and every edge adapter build their server through this one function.
 
+import { newAPIExtensionsServer } from '../apiextensions/apiserver.ts';
+import { includeDelegateDiscovery } from '../endpoints/discovery/discovery.ts';
 import { complete, newConfig, newServer, type Config } from '../server/config.ts';
 import { newEmptyDelegate, notFoundHandler, type GenericAPIServer } from '../server/genericapiserver.ts';
 import { aggregateErrors, ServerOptions, type ApplyContext } from '../server/options/options.ts';
@@ -49,7 +51,14 @@ export async function buildServerFromFlags(
   const config = newConfig({ logger, fileSystem });
   await options.applyTo(config, { ...platform, logger, fileSystem });
   await configure?.(config);
-  const server = newServer(complete(config), name ?? 'kube-apiserver', newEmptyDelegate(notFoundHandler));
+  // kube-apiserver's chain (cmd/kube-apiserver/app/server.go CreateServerChain): the
+  // apiextensions server is the main server's delegate, the not-found handler its own.
+  // Both serve one ResourceRegistry (the completed config's).
+  const completed = complete(config);
+  const notFound = newEmptyDelegate(notFoundHandler);
+  const apiExtensions = completed.resources ? newAPIExtensionsServer(completed, notFound) : undefined;
+  const server = newServer(completed, name ?? 'kube-apiserver', apiExtensions ?? notFound);
+  if (apiExtensions) includeDelegateDiscovery(server, apiExtensions);
   server.prepareRun();
   return { server, options, config };
 }

@@ -53,6 +53,12 @@ export interface APIGroupInfo {
 interface DiscoveryState {
   core?: APIGroupInfo;
   groups: APIGroupInfo[];
+  /** Groups served at run time (custom resources), replaced as a whole. */
+  dynamic: APIGroupInfo[];
+  /** Servers behind this one whose groups `/apis` also lists (the delegation chain). */
+  delegates: DiscoveryState[];
+  /** Servers whose `/apis` lists this one's groups: their caches go when ours does. */
+  dependents: DiscoveryState[];
   apisInstalled: boolean;
   /** Cached documents, dropped when a group is added. */
   cache: Map<string, Promise<{ body: string; etag: string }>>;
@@ -62,8 +68,93 @@ const states = new WeakMap<RouteContainer, DiscoveryState>();
 
 function stateOf(server: DiscoveryTarget): DiscoveryState {
   let s = states.get(server.handler);
-  if (!s) states.set(server.handler, (s = { groups: [], apisInstalled: false, cache: new Map() }));
+  if (!s)
+    states.set(
+      server.handler,
+      (s = { groups: [], dynamic: [], delegates: [], dependents: [], apisInstalled: false, cache: new Map() }),
+    );
   return s;
+}
+
+/**
+ * The group priorities kube-apiserver lists `/apis` by (pkg/controlplane/apiserver
+ * DefaultGenericAPIServicePriorities); other groups (custom resources) follow, in order.
+ */
+const groupPriority: Readonly<Record<string, number>> = {
+  'apiregistration.k8s.io': 17800,
+  apps: 17800,
+  'events.k8s.io': 17750,
+  'authentication.k8s.io': 17700,
+  'authorization.k8s.io': 17600,
+  autoscaling: 17500,
+  batch: 17400,
+  'certificates.k8s.io': 17300,
+  'networking.k8s.io': 17200,
+  policy: 17100,
+  'rbac.authorization.k8s.io': 17000,
+  'storage.k8s.io': 16800,
+  'admissionregistration.k8s.io': 16700,
+  'apiextensions.k8s.io': 16700,
+  'scheduling.k8s.io': 16600,
+  'coordination.k8s.io': 16500,
+  'node.k8s.io': 16300,
+  'discovery.k8s.io': 16200,
+  'flowcontrol.apiserver.k8s.io': 16100,
+  'internal.apiserver.k8s.io': 16000,
+  'resource.k8s.io': 15900,
+  'storagemigration.k8s.io': 15800,
+};
+
+/** The groups `/apis` lists: this server's, its run-time ones and its delegates' (first name wins). */
+function apisGroups(s: DiscoveryState): APIGroupInfo[] {
+  const out: APIGroupInfo[] = [];
+  const seen = new Set<string>();
+  for (const g of [...s.groups, ...s.dynamic, ...s.delegates.flatMap(apisGroups)])
+    if (!seen.has(g.name)) {
+      seen.add(g.name);
+      out.push(g);
+    }
+  if (s.delegates.length === 0) return out;
+  // Merged as the aggregator merges them: by priority, ties by name; the rest keep their order.
+  const prio = (g: APIGroupInfo) => groupPriority[g.name] ?? 0;
+  return out
+    .map((g, i) => ({ g, i }))
+    .sort((a, b) => prio(b.g) - prio(a.g) || (prio(a.g) ? (a.g.name < b.g.name ? -1 : 1) : a.i - b.i))
+    .map((x) => x.g);
+}
+
+function clearCache(s: DiscoveryState): void {
+  s.cache.clear();
+  for (const d of s.dependents) clearCache(d);
+}
+
+/**
+ * The groups of `inner` (the delegate server) appear in `outer`'s `/apis` documents, as the
+ * aggregator lists kube-apiserver's and apiextensions-apiserver's groups together.
+ */
+export function includeDelegateDiscovery(outer: DiscoveryTarget, inner: DiscoveryTarget): void {
+  const o = stateOf(outer);
+  const i = stateOf(inner);
+  o.delegates.push(i);
+  i.dependents.push(o);
+  clearCache(o);
+}
+
+/** Replaces the groups served at run time (custom resources); their own documents are the caller's. */
+export function setDynamicGroups(server: DiscoveryTarget, groups: APIGroupInfo[]): void {
+  const s = stateOf(server);
+  s.dynamic = groups;
+  clearCache(s);
+}
+
+/** `/apis/<group>` of a run-time group (APIGroup). */
+export function writeAPIGroup(ctx: RequestContext, group: APIGroupInfo): Response {
+  return writeDiscovery(ctx, { kind: 'APIGroup', apiVersion: 'v1', name: group.name, ...groupVersions(group) });
+}
+
+/** `/apis/<group>/<version>` of a run-time group (APIResourceList). */
+export function writeAPIResourceList(ctx: RequestContext, group: string, gv: APIGroupVersion): Response {
+  return writeDiscovery(ctx, apiResourceList(group, gv));
 }
 
 /** The groups a server serves, core first (tests and other installers). */
@@ -209,7 +300,7 @@ function aggregatedDocument(
   const key = `${which}/${version}`;
   let doc = s.cache.get(key);
   if (!doc) {
-    const groups = which === 'api' ? (s.core ? [s.core] : []) : s.groups;
+    const groups = which === 'api' ? (s.core ? [s.core] : []) : apisGroups(s);
     const obj = {
       kind: aggregatedListKind,
       apiVersion: `${aggregatedDiscoveryGroup}/${version}`,
@@ -263,7 +354,7 @@ export function installDiscovery(server: DiscoveryTarget): void {
     const agg = negotiateAggregated(ctx.request.headers.get('accept'));
     if (agg) return serveAggregated(ctx, server, 'apis', agg);
     const addresses = serverAddresses(server);
-    const groups = stateOf(server).groups.map((g) => ({
+    const groups = apisGroups(stateOf(server)).map((g) => ({
       name: g.name,
       ...groupVersions(g),
       serverAddressByClientCIDRs: addresses,
@@ -318,6 +409,6 @@ export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, ro
     }
     h.registerWebService(root, r);
   }
-  s.cache.clear();
+  clearCache(s);
   if (routes) h.goRestfulContainer.route('/', routes);
 }

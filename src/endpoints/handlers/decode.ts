@@ -23,6 +23,8 @@ export interface KindInfo {
   fields: KnownFields;
   /** Fix-ups after protobuf decoding (e.g. ExtraValue → string[]). */
   afterProtobuf?: (obj: Record<string, unknown>) => void;
+  /** Unstructured (custom resources): no typed field checks; the schema's pruning finds unknown fields. */
+  unstructured?: boolean;
 }
 
 export const acceptedMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
@@ -220,9 +222,9 @@ export async function decodeCreateBody(
         `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`,
       );
     }
-    const typeErr = checkTypes(obj, k.fields);
+    const typeErr = k.unstructured ? undefined : checkTypes(obj, k.fields);
     if (typeErr) throw cannotHandle(kind, k.version, typeErr);
-    if (validation !== 'Ignore') {
+    if (validation !== 'Ignore' && !k.unstructured) {
       const unknown: string[] = [];
       unknownFields(obj, { kind: true, apiVersion: true, ...k.fields }, '', unknown);
       if (unknown.length) {
@@ -233,7 +235,7 @@ export async function decodeCreateBody(
         for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
       }
     }
-    stripUnknown(obj, k.fields);
+    if (!k.unstructured) stripUnknown(obj, k.fields);
   }
   obj.kind = k.kind;
   obj.apiVersion = apiVersion;

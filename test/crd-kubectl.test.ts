@@ -1,0 +1,465 @@
+// CustomResourceDefinitions end to end over real TLS: the edge-apiserver CLI, kubectl 1.32 (the
+// pinned binary) and @kubernetes/client-node's CustomObjectsApi and Watch. Bad CRDs first (with
+// upstream's messages), then a CRD applied and Established, custom resources created with their
+// defaults and pruning visible, 422s naming the field, printer columns, the status and scale
+// subresources, `kubectl get all` through the category, a watch, and `kubectl delete crd`
+// removing the objects.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+const haveKubectl = existsSync(kubectl);
+if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32 not found at ${kubectl}`);
+const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
+
+const root = new URL('..', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-crd-'));
+let proc: ChildProcess | undefined;
+let url = '';
+let config = '';
+let token = '';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+before(async () => {
+  if (!haveKubectl) return;
+  const port = await freePort();
+  const certDir = join(dir, 'certs');
+  proc = spawn(
+    process.execPath,
+    [join(root, 'adapters/node/bin.mjs'), `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`],
+    { env: { ...process.env, NODE_NO_WARNINGS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
+    proc!.stderr!.setEncoding('utf8').on('data', (d) => {
+      err += d;
+      if (err.includes('Serving securely on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
+  });
+  url = `https://127.0.0.1:${port}`;
+  config = join(certDir, 'admin.kubeconfig');
+  token = /token: "?([^"\s]+)"?/.exec(readFileSync(config, 'utf8'))![1]!;
+});
+
+after(() => {
+  proc?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let cacheN = 0;
+function k(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cache = join(dir, `cache-${cacheN++}`);
+  return new Promise((resolve) => {
+    execFile(
+      kubectl,
+      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
+      { timeout: 40_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function ok(...args: string[]): Promise<string> {
+  const r = await k(...args);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function fails(...args: string[]): Promise<string> {
+  const r = await k(...args);
+  assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} succeeded: ${r.stdout}`);
+  return r.stderr;
+}
+
+async function raw(method: string, path: string, body?: string, contentType = 'application/json') {
+  const { request } = await import('node:https');
+  return new Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }>(
+    (resolve, reject) => {
+      const req = request(`${url}${path}`, {
+        method,
+        rejectUnauthorized: false,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      });
+      req.on('response', (res) => {
+        let b = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (b += d))
+          .on('end', () => resolve({ status: res.statusCode!, body: b, headers: res.headers }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
+}
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const crdYAML = (extra = '') => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: widgets
+    singular: widget
+    kind: Widget
+    shortNames: [wd]
+    categories: [all]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+    additionalPrinterColumns:
+    - name: Size
+      type: string
+      jsonPath: .spec.size
+    - name: Replicas
+      type: integer
+      jsonPath: .spec.replicas
+    - name: Ready
+      type: string
+      jsonPath: .status.conditions[?(@.type=="Ready")].status
+      priority: 1
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [color]
+            properties:
+              size: {type: string, enum: [small, large], default: small}
+              color: {type: string, pattern: '^[a-z]+$'}
+              replicas: {type: integer, minimum: 0, default: 1}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              conditions:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    type: {type: string}
+                    status: {type: string}
+${extra}`;
+
+test('bad CRDs are refused with upstream messages', { skip }, async () => {
+  const nonStructural = crdYAML().replace('          spec:\n            type: object\n', '          spec:\n');
+  let err = await fails('apply', '--validate=false', '-f', file('bad1.yaml', nonStructural));
+  assert.match(
+    err,
+    /The CustomResourceDefinition "widgets\.example\.com" is invalid: spec\.validation\.openAPIV3Schema\.properties\[spec\]\.type: Required value: must not be empty for specified object fields/,
+  );
+  const twoStorage = crdYAML(`  - name: v2
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object}
+`);
+  err = await fails('apply', '--validate=false', '-f', file('bad2.yaml', twoStorage));
+  assert.match(err, /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/);
+  const badName = crdYAML().replace('name: widgets.example.com', 'name: gadgets.example.com');
+  err = await fails('apply', '--validate=false', '-f', file('bad3.yaml', badName));
+  assert.match(
+    err,
+    /metadata\.name: Invalid value: "gadgets\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
+  );
+  const cel = crdYAML().replace(
+    '              replicas: {type: integer, minimum: 0, default: 1}\n',
+    '              replicas: {type: integer, minimum: 0, default: 1}\n            x-kubernetes-validations:\n            - rule: self.replicas < 10\n',
+  );
+  err = await fails('apply', '--validate=false', '-f', file('bad4.yaml', cel));
+  assert.match(
+    err,
+    /x-kubernetes-validations\[0\]\.rule: Forbidden: CEL validation rules are not supported by this server: "self\.replicas < 10"/,
+  );
+  // Nothing was stored.
+  assert.match(await fails('get', 'crd', 'widgets.example.com'), /NotFound|not found/);
+});
+
+test('a CRD is applied, becomes Established and its resources are served', { skip }, async () => {
+  assert.match(
+    await ok('apply', '--validate=false', '-f', file('crd.yaml', crdYAML())),
+    /widgets\.example\.com created/,
+  );
+  assert.match(
+    await ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=20s'),
+    /condition met/,
+  );
+  const crd = JSON.parse(await ok('get', 'crd', 'widgets.example.com', '-o', 'json')) as {
+    status: { conditions: { type: string; status: string; reason: string }[]; acceptedNames: { kind: string } };
+    metadata: { generation: number };
+  };
+  assert.deepEqual(
+    crd.status.conditions.map((c) => [c.type, c.status, c.reason]),
+    [
+      ['NamesAccepted', 'True', 'NoConflicts'],
+      ['Established', 'True', 'InitialNamesAccepted'],
+    ],
+  );
+  assert.equal(crd.status.acceptedNames.kind, 'Widget');
+  assert.equal(crd.metadata.generation, 1);
+  // Stored where upstream keeps it (the key layout, visible as the RV-bearing object).
+  assert.match(
+    await ok('api-resources', '--api-group=example.com'),
+    /^widgets\s+wd\s+example\.com\/v1\s+true\s+Widget$/m,
+  );
+});
+
+test('custom resources: defaults, pruning, 422s, printer columns, subresources, get all', { skip }, async () => {
+  const cr = `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: one
+  namespace: default
+spec:
+  color: blue
+  unknownField: 1
+status:
+  replicas: 7
+`;
+  const created = await k('create', '--validate=false', '-f', file('cr.yaml', cr));
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(created.stdout, /widget\.example\.com\/one created/);
+  // kubectl --validate=false sends fieldValidation=Ignore: the unknown field is pruned silently;
+  // the default (Warn) answers a Warning header for it.
+  const warned = await raw(
+    'POST',
+    '/apis/example.com/v1/namespaces/default/widgets?dryRun=All',
+    JSON.stringify({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: { color: 'a', zz: 1 },
+    }),
+  );
+  assert.equal(warned.status, 201, warned.body);
+  assert.equal(warned.headers.warning, '299 - "unknown field \\"spec.zz\\""');
+  assert.equal((JSON.parse(warned.body) as { spec: Record<string, unknown> }).spec.zz, undefined);
+  const got = JSON.parse(await ok('get', 'widget', 'one', '-n', 'default', '-o', 'json')) as Record<string, unknown>;
+  assert.deepEqual(got.spec, { color: 'blue', size: 'small', replicas: 1 });
+  assert.equal(got.status, undefined, 'status is ignored on the main resource');
+
+  // Invalid objects: upstream's 422 messages naming the fields.
+  const bad = cr
+    .replace('name: one', 'name: two')
+    .replace('color: blue', 'color: Blue\n  size: medium\n  replicas: -1');
+  const err = await fails('create', '--validate=false', '-f', file('bad-cr.yaml', bad));
+  assert.match(err, /The Widget "two" is invalid: /);
+  assert.match(err, /spec\.size: Unsupported value: "medium": supported values: "small", "large"/);
+  assert.match(err, /spec\.color: Invalid value: "Blue": spec\.color in body should match '\^\[a-z\]\+\$'/);
+  assert.match(err, /spec\.replicas: Invalid value: -1: spec\.replicas in body should be greater than or equal to 0/);
+  const missing = await fails(
+    'create',
+    '--validate=false',
+    '-f',
+    file('missing.yaml', cr.replace('name: one', 'name: three').replace('  color: blue\n', '')),
+  );
+  assert.match(missing, /spec\.color: Required value/);
+  // The 422 body over the wire: Status with causes.
+  const r = await raw(
+    'POST',
+    '/apis/example.com/v1/namespaces/default/widgets',
+    JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'x' }, spec: { color: 1 } }),
+  );
+  assert.equal(r.status, 422);
+  assert.deepEqual(JSON.parse(r.body), {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      'Widget.example.com "x" is invalid: spec.color: Invalid value: "integer": spec.color in body must be of type string: "integer"',
+    reason: 'Invalid',
+    details: {
+      name: 'x',
+      group: 'example.com',
+      kind: 'Widget',
+      causes: [
+        {
+          reason: 'FieldValueTypeInvalid',
+          message: 'Invalid value: "integer": spec.color in body must be of type string: "integer"',
+          field: 'spec.color',
+        },
+      ],
+    },
+    code: 422,
+  });
+  // fieldValidation=Strict reports the pruned field as upstream's strict decoding error.
+  const strict = await raw(
+    'POST',
+    '/apis/example.com/v1/namespaces/default/widgets?fieldValidation=Strict',
+    JSON.stringify({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'y' },
+      spec: { color: 'a', zz: 1 },
+    }),
+  );
+  assert.equal(strict.status, 400);
+  assert.equal(
+    (JSON.parse(strict.body) as { message: string }).message,
+    'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.zz"',
+  );
+
+  // Printer columns; priority 1 only with -o wide.
+  assert.match(await ok('get', 'widgets', '-n', 'default'), /^NAME\s+SIZE\s+REPLICAS$\n^one\s+small\s+1$/m);
+  // Status subresource, then -o wide shows the Ready column.
+  await ok(
+    'patch',
+    'widget',
+    'one',
+    '-n',
+    'default',
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    '{"status":{"replicas":2,"conditions":[{"type":"Ready","status":"True"}]},"spec":{"color":"ignored"}}',
+  );
+  const afterStatus = JSON.parse(await ok('get', 'wd', 'one', '-n', 'default', '-o', 'json')) as {
+    spec: { color: string };
+    status: { replicas: number };
+    metadata: { generation: number };
+  };
+  assert.equal(afterStatus.spec.color, 'blue', 'spec is ignored on /status');
+  assert.equal(afterStatus.status.replicas, 2);
+  assert.equal(afterStatus.metadata.generation, 1, 'a status change does not bump the generation');
+  assert.match(await ok('get', 'widgets', '-n', 'default', '-o', 'wide'), /^one\s+small\s+1\s+True$/m);
+  // Scale subresource.
+  assert.match(await ok('scale', 'widget', 'one', '-n', 'default', '--replicas=3'), /widget\.example\.com\/one scaled/);
+  const scaled = JSON.parse(await ok('get', 'widget', 'one', '-n', 'default', '-o', 'json')) as {
+    spec: { replicas: number };
+    metadata: { generation: number };
+  };
+  assert.equal(scaled.spec.replicas, 3);
+  assert.equal(scaled.metadata.generation, 2, 'a spec change bumps the generation');
+  const scale = JSON.parse((await raw('GET', '/apis/example.com/v1/namespaces/default/widgets/one/scale')).body) as {
+    kind: string;
+    spec: { replicas: number };
+    status: { replicas: number };
+  };
+  assert.deepEqual([scale.kind, scale.spec.replicas, scale.status.replicas], ['Scale', 3, 2]);
+  // Categories: `kubectl get all` includes widgets (the only resource in `all` here).
+  assert.match(await ok('get', 'all', '-n', 'default'), /^NAME\s+SIZE\s+REPLICAS$\n^one\s+small\s+3$/m);
+  // Merge patch of the main resource prunes and validates too.
+  const p = await fails('patch', 'widget', 'one', '-n', 'default', '--type=merge', '-p', '{"spec":{"size":"huge"}}');
+  assert.match(p, /spec\.size: Unsupported value: "huge"/);
+  const smp = await raw(
+    'PATCH',
+    '/apis/example.com/v1/namespaces/default/widgets/one',
+    '{}',
+    'application/strategic-merge-patch+json',
+  );
+  assert.equal(smp.status, 415);
+});
+
+test('client-node: CustomObjectsApi CRUD and a watch', { skip }, async () => {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(config);
+  const api = kc.makeApiClient(k8s.CustomObjectsApi);
+  const events: string[] = [];
+  const watch = new k8s.Watch(kc);
+  const req = await watch.watch(
+    '/apis/example.com/v1/namespaces/default/widgets',
+    {},
+    (type: string, obj: { metadata: { name: string } }) => events.push(`${type} ${obj.metadata.name}`),
+    () => {},
+  );
+  const body = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'cn' }, spec: { color: 'red' } };
+  const made = (await api.createNamespacedCustomObject({
+    group: 'example.com',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'widgets',
+    body,
+  })) as { spec: Record<string, unknown> };
+  assert.deepEqual(made.spec, { color: 'red', size: 'small', replicas: 1 });
+  const got = (await api.getNamespacedCustomObject({
+    group: 'example.com',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'widgets',
+    name: 'cn',
+  })) as { metadata: { name: string } };
+  assert.equal(got.metadata.name, 'cn');
+  const list = (await api.listClusterCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets' })) as {
+    kind: string;
+    items: { metadata: { name: string } }[];
+  };
+  assert.equal(list.kind, 'WidgetList');
+  assert.deepEqual(list.items.map((i) => i.metadata.name).sort(), ['cn', 'one']);
+  await assert.rejects(
+    api.createNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'widgets',
+      body: { ...body, metadata: { name: 'bad' }, spec: { color: 'red', size: 'x' } },
+    }),
+    (e: { code?: number; body?: string }) =>
+      e.code === 422 && /spec\.size: Unsupported value: \\"x\\"/.test(String(e.body)),
+  );
+  await api.deleteNamespacedCustomObject({
+    group: 'example.com',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'widgets',
+    name: 'cn',
+  });
+  for (let i = 0; i < 50 && !events.includes('DELETED cn'); i++) await new Promise((r) => setTimeout(r, 100));
+  (req as { abort(): void }).abort();
+  assert.ok(events.includes('ADDED cn'), events.join(','));
+  assert.ok(events.includes('DELETED cn'), events.join(','));
+});
+
+test('kubectl delete crd removes its custom resources and stops serving them', { skip }, async () => {
+  assert.match(await ok('delete', 'crd', 'widgets.example.com', '--timeout=30s'), /deleted/);
+  assert.match(await fails('get', 'widgets', '-n', 'default'), /the server doesn't have a resource type "widgets"/);
+  const r = await raw('GET', '/apis/example.com/v1/namespaces/default/widgets');
+  assert.equal(r.status, 404);
+  // Re-created, the CRD starts empty: the objects went with the finalizer.
+  await ok('apply', '--validate=false', '-f', join(dir, 'crd.yaml'));
+  await ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=20s');
+  assert.match((await k('get', 'widgets', '-n', 'default')).stderr, /No resources found/);
+});
