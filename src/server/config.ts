@@ -22,6 +22,7 @@ import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from '../endpoints/discovery/discovery.ts';
 import { installResourceAPIs } from './routes/resources.ts';
+import { installReviewAPIs } from '../apis/install.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -149,7 +150,13 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
+    routeInstallers: [
+      installMetrics,
+      installDiscovery,
+      installFlowControlDebug,
+      installResourceAPIs,
+      installReviewAPIs,
+    ],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

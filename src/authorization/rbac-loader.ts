@@ -2,10 +2,10 @@
 // reloads them on change. A manifest with errors is rejected with file and line, and the last
 // good policy stays in force.
 
-import type { FileSystem } from '../../util/filesystem.ts';
-import type { Logger } from '../../util/logger.ts';
-import type { RBACAuthorizer } from './authorizer.ts';
-import { ManifestError, parseManifests, type RBACObject } from './policy.ts';
+import type { FileSystem } from '../util/filesystem.ts';
+import type { Logger } from '../util/logger.ts';
+import type { RBACAuthorizer } from './rbac.ts';
+import { ManifestError, parseManifests, type RBACObject } from './rbac-policy.ts';
 
 const manifestExt = /\.(ya?ml|json)$/i;
 

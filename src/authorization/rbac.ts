@@ -2,7 +2,7 @@
 // pkg/registry/rbac/validation/rule.go): bindings → roles → rules, matched exactly as upstream.
 // The policy is a snapshot swapped atomically on reload.
 
-import type { UserInfo } from '../../endpoints/request/context.ts';
+import type { UserInfo } from '../endpoints/request/context.ts';
 import {
   aggregateErrors,
   type Attributes,
@@ -11,8 +11,8 @@ import {
   type NonResourceRuleInfo,
   type ResourceRuleInfo,
   type RulesResult,
-} from '../authorizer.ts';
-import { bootstrapPolicy } from './bootstrap.ts';
+} from './authorizer.ts';
+import { bootstrapPolicy } from './rbac-bootstrap.ts';
 import {
   Policy,
   type PolicyRule,
@@ -21,7 +21,7 @@ import {
   type RoleBinding,
   type RoleRef,
   type Subject,
-} from './policy.ts';
+} from './rbac-policy.ts';
 
 // --- rule matching (rbacv1helpers) ---
 
