@@ -21,8 +21,16 @@ import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from '../endpoints/discovery/discovery.ts';
-import { installResourceAPIs } from './routes/resources.ts';
 import { installReviewAPIs } from '../apis/install.ts';
+import {
+  defaultAdmissionPlugins,
+  defaultControllers,
+  installResourceAPIs,
+  type AdmissionPluginFactory,
+} from './routes/resources.ts';
+import type { Controller } from './controllers/controller.ts';
+import { builtinResources } from '../registry/core/resources.ts';
+import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -114,6 +122,17 @@ export interface Config {
   audit?: import('../audit/types.ts').AuditConfig;
   /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
   storage?: import('../storage/storagebackend/open.ts').StorageBackend;
+  /** The resources served from `storage` (built-in groups add theirs here). */
+  resourceDefinitions: ResourceDefinition[];
+  /**
+   * The served resources' Stores (complete() makes it from `storage` and `resourceDefinitions`
+   * when unset): what the REST routes serve and what controllers and authorizers read.
+   */
+  resources?: ResourceRegistry;
+  /** Admission plugins in order, each built over the registry (NamespaceLifecycle first). */
+  admissionPlugins: AdmissionPluginFactory[];
+  /** Controllers run over the registry while the server lives. */
+  controllers: Controller[];
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
@@ -157,6 +176,9 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
       installResourceAPIs,
       installReviewAPIs,
     ],
+    resourceDefinitions: [...builtinResources],
+    admissionPlugins: defaultAdmissionPlugins(),
+    controllers: defaultControllers(),
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),
@@ -197,7 +219,10 @@ export function complete(config: Config): CompletedConfig {
   const { authentication: a, authorization: z } = config;
   const authenticator = authorizeClientBearerToken(config.loopbackToken, a.authenticator, z.authorizer);
   const authentication = authenticator === a.authenticator ? a : { ...a, authenticator };
-  return { ...config, externalAddress, authentication, completed: true };
+  const resources =
+    config.resources ??
+    (config.storage ? new ResourceRegistry(config.storage.factory, config.resourceDefinitions) : undefined);
+  return { ...config, externalAddress, authentication, resources, completed: true };
 }
 
 /** Whether Go's net.SplitHostPort accepts `addr` (`host:port`, `[v6]:port`). */

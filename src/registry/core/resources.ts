@@ -2,7 +2,7 @@
 // serviceaccounts, coordination.k8s.io/v1 leases. Strategies follow kube's pkg/registry/core/*/strategy.go
 // and validation pkg/apis/core/validation/validation.go; columns follow pkg/printers/internalversion.
 
-import { objectMetaFields, type KindInfo, type KnownFields } from '../../endpoints/handlers/decode.ts';
+import { objectMetaFields, type KnownFields } from '../../endpoints/handlers/decode.ts';
 import { objectMetaSchema, type Schema } from '../../util/protobuf.ts';
 import {
   forbidden,
@@ -15,30 +15,11 @@ import {
 } from '../../util/validation/field.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
-import type { KubeObject, Strategy } from '../generic/store.ts';
-import { age, nameColumn, type TableColumnDefinition, type TableConvertor } from '../generic/table.ts';
+import { formatTime, type KubeObject } from '../generic/store.ts';
+import type { ResourceDefinition, ResourceRegistry } from '../rest/registry.ts';
+import { age, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
 
-/** What discovery lists of a resource (metav1.APIResource). */
-export interface ResourceInfo {
-  name: string;
-  singularName: string;
-  namespaced: boolean;
-  kind: string;
-  verbs: string[];
-  shortNames?: string[];
-  categories?: string[];
-}
-
-/** Everything needed to serve one resource. */
-export interface ResourceDefinition {
-  group: string;
-  version: string;
-  resource: ResourceInfo;
-  listKind: string;
-  strategy: Strategy;
-  kindInfo: KindInfo;
-  table: TableConvertor;
-}
+export type { ResourceDefinition, ResourceInfo } from '../rest/registry.ts';
 
 const col = (name: string, type: string, description: string, priority = 0): TableColumnDefinition => ({
   name,
@@ -151,7 +132,27 @@ const namespace: ResourceDefinition = {
       age(obj, now),
     ],
   },
+  deleteOverride: markNamespaceTerminating,
 };
+
+/**
+ * Namespace deletion (pkg/registry/core/namespace/storage/storage.go Delete): the namespace turns
+ * Terminating with a deletionTimestamp and is answered as is; the namespace controller deletes
+ * its contents, then the namespace.
+ */
+async function markNamespaceTerminating(registry: ResourceRegistry, name: string): Promise<KubeObject> {
+  const namespaces = registry.store('', 'namespaces')!;
+  const existing = await namespaces.get('', name);
+  if (existing.metadata.deletionTimestamp) return existing;
+  return (await namespaces.storage.guaranteedUpdate(namespaces.key('', name), false, undefined, (input) => {
+    const next = structuredClone(input) as KubeObject;
+    next.metadata.deletionTimestamp ??= formatTime(new Date());
+    next.metadata.deletionGracePeriodSeconds ??= 0;
+    next.status = { ...(next.status as object), phase: 'Terminating' };
+    delete next.metadata.resourceVersion;
+    return { object: next };
+  })) as KubeObject;
+}
 
 // --- configmaps ---
 
