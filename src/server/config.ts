@@ -30,6 +30,7 @@ import {
 } from './routes/resources.ts';
 import type { Controller } from './controllers/controller.ts';
 import { builtinResources } from '../registry/core/resources.ts';
+import { rbacResources } from '../registry/rbac/resources.ts';
 import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
@@ -176,7 +177,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
       installResourceAPIs,
       installReviewAPIs,
     ],
-    resourceDefinitions: [...builtinResources],
+    resourceDefinitions: [...builtinResources, ...rbacResources],
     admissionPlugins: defaultAdmissionPlugins(),
     controllers: defaultControllers(),
     postStartHooks: new Map(),

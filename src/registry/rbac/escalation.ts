@@ -12,6 +12,7 @@ import { newNotFound } from '../../endpoints/apierrors.ts';
 import { goQuote } from '../../util/go.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import type { KubeObject } from '../generic/store.ts';
+import type { AdmissionPlugin } from '../../admission/interfaces.ts';
 import { rbacGroup } from './resources.ts';
 
 export interface PolicyRule {
@@ -255,4 +256,38 @@ export async function checkRBACWrite(
   }
   const msg = confirmNoEscalation(resolver, user, w.namespace, rules);
   if (msg) throw forbidden(w.resource, w.name, msg);
+}
+
+const rbacWriteResources = new Set(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
+
+/**
+ * The policybased storages' check as a validating step of every RBAC create and update (it runs
+ * inside the registry write, on the object about to be stored, as upstream's wrapper does around
+ * its Store). `resolver` and `authorizer` are read per request (both are built after the plugin).
+ */
+export function newRBACEscalationCheck(
+  resolver: () => RBACRuleResolver | undefined,
+  authorizer: () => Authorizer | undefined,
+): AdmissionPlugin {
+  return {
+    name: 'RBACEscalation',
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    async validate(a) {
+      if (a.resource.group !== rbacGroup || !rbacWriteResources.has(a.resource.resource) || a.subresource) return;
+      const r = resolver();
+      if (!r || !a.object) return;
+      await checkRBACWrite(
+        {
+          resource: a.resource.resource as RBACWrite['resource'],
+          namespace: a.namespace,
+          name: a.name || a.object.metadata.name || '',
+          user: a.userInfo,
+          object: a.object,
+          ...(a.oldObject ? { oldObject: a.oldObject } : {}),
+        },
+        r,
+        authorizer(),
+      );
+    },
+  };
 }

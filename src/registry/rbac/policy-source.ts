@@ -21,15 +21,29 @@ type Kind = (typeof kinds)[number];
 /** The readiness of the bootstrap reconciliation, shown as `poststarthook/rbac/bootstrap-roles`. */
 export class BootstrapReadiness {
   private done = false;
-  /** Set when there is nothing to reconcile (no storage: the policy is the built-in one). */
+  private resolveDone!: () => void;
+  private readonly whenDone = new Promise<void>((r) => (this.resolveDone = r));
+  /** How long a readiness check waits for a reconciliation under way (ms). */
+  waitMs = 2000;
+  /** Set when reconciled, or when there is nothing to reconcile (the policy is the built-in one). */
   markDone(): void {
     this.done = true;
+    this.resolveDone();
   }
   get isDone(): boolean {
     return this.done;
   }
-  /** A health check function: throws until done. */
-  check = (): void => {
+  /**
+   * A health check function: fails until done. A check during start-up waits briefly for the
+   * reconciliation (in process it takes milliseconds), so an embedder's first /readyz is not red
+   * for a race it cannot see; storage trouble still turns it red after `waitMs`.
+   */
+  check = async (): Promise<void> => {
+    if (this.done) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((r) => (timer = setTimeout(r, this.waitMs)));
+    await Promise.race([this.whenDone, timeout]);
+    clearTimeout(timer);
     if (!this.done) throw new Error('not finished');
   };
 }

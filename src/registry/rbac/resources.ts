@@ -16,7 +16,7 @@ import {
 } from '../../util/validation/validation.ts';
 import type { KubeObject, Strategy } from '../generic/store.ts';
 import { age, defaultTableConvertor, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
-import type { ResourceDefinition } from '../core/resources.ts';
+import type { ResourceDefinition } from '../rest/registry.ts';
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
 const version = 'v1';

@@ -5,6 +5,7 @@
 // and resources can be added or removed while serving (custom resources).
 
 import type { KindInfo } from '../../endpoints/handlers/decode.ts';
+import type { RequestContext } from '../../endpoints/request/context.ts';
 import type { StorageFactory } from '../../storage/storagebackend/factory.ts';
 import { Store, type KubeObject, type Strategy } from '../generic/store.ts';
 import type { TableConvertor } from '../generic/table.ts';
@@ -37,6 +38,8 @@ export interface ResourceDefinition {
   resourcePrefix?: string;
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?(registry: ResourceRegistry, name: string): Promise<KubeObject>;
+  /** Subresources answered by their own handler (serviceaccounts/token), by name. */
+  subresourceHandlers?: Record<string, (ctx: RequestContext, registry: ResourceRegistry) => Promise<Response>>;
 }
 
 /** A served resource: its definition and the Store over its storage. */

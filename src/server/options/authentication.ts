@@ -31,6 +31,7 @@ import {
   type SigningKey,
 } from '../../authentication/keys.ts';
 import { ServiceAccountTokenAuthenticator } from '../../authentication/serviceaccount.ts';
+import { installServiceAccounts } from '../../registry/core/serviceaccount-install.ts';
 import { newOpenIDMetadata, openIDMetadataInstaller } from '../../authentication/openid.ts';
 import {
   allowedSigningAlgorithms,
@@ -92,6 +93,7 @@ export class AuthenticationOptions implements OptionsGroup {
   serviceAccountKeyFile!: Flag<string[]>;
   serviceAccountLookup!: Flag<boolean>;
   serviceAccountMaxTokenExpiration!: Flag<number>;
+  serviceAccountExtendTokenExpiration!: Flag<boolean>;
   serviceAccountSigningKeyFile!: Flag<string>;
   tokenAuthFile!: Flag<string>;
 
@@ -235,6 +237,11 @@ export class AuthenticationOptions implements OptionsGroup {
       'service-account-lookup',
       true,
       'If true, validate ServiceAccount tokens exist in etcd as part of authentication.',
+    );
+    this.serviceAccountExtendTokenExpiration = fs.bool(
+      'service-account-extend-token-expiration',
+      true,
+      'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration.',
     );
     this.serviceAccountMaxTokenExpiration = fs.duration(
       'service-account-max-token-expiration',
@@ -436,9 +443,17 @@ export class AuthenticationOptions implements OptionsGroup {
         saKeys = [...saKeys, pub];
       }
     }
+    // Service accounts from storage: lookup, TokenRequest, default accounts (src/registry/core/serviceaccount-install.ts).
+    const lookup = installServiceAccounts(config, {
+      lookup: this.serviceAccountLookup.value,
+      ...(issuers[0] && this.signingKey ? { issuer: issuers[0], signingKey: this.signingKey } : {}),
+      apiAudiences,
+      maxExpirationSeconds: this.serviceAccountMaxTokenExpiration.value / 1e9,
+      extendExpiration: this.serviceAccountExtendTokenExpiration.value,
+    });
     if (issuers.length && saKeys.length) {
       tokenAuthenticators.push(
-        new ServiceAccountTokenAuthenticator({ issuers, keys: saKeys, implicitAudiences: apiAudiences }),
+        new ServiceAccountTokenAuthenticator({ issuers, keys: saKeys, implicitAudiences: apiAudiences, lookup }),
       );
       // Built at New() time so that an external address set after the flags still counts.
       const jwksURI = this.serviceAccountJWKSURI.value;

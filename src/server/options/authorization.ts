@@ -13,7 +13,11 @@
 import type { Config } from '../config.ts';
 import type { FlagSet, Flag } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
-import type { RBACAuthorizer } from '../../authorization/rbac.ts';
+import { RBACAuthorizer } from '../../authorization/rbac.ts';
+import { namedCheck } from '../healthz/healthz.ts';
+import { BootstrapReadiness, RBACPolicyController } from '../../registry/rbac/policy-source.ts';
+import { newRBACEscalationCheck } from '../../registry/rbac/escalation.ts';
+import { rbacGroup } from '../../registry/rbac/resources.ts';
 import type { ManifestLoader } from '../../authorization/rbac-loader.ts';
 import type { WebhookFetchFactory } from '../../util/webhook/client.ts';
 import { instrumentAuthorizer } from '../../metrics/authorization.ts';
@@ -26,6 +30,7 @@ import {
   modeWebhook,
   newAuthorizer,
   type AuthorizerConfig,
+  type BuiltAuthorizer,
 } from '../../authorization/factory.ts';
 import {
   adminTokenAuthenticator,
@@ -173,16 +178,8 @@ export class AuthorizationOptions implements OptionsGroup {
       instrument: (a, mode) => instrumentAuthorizer(a, mode, config.metrics),
       ...(webhookFetch ? { webhookFetch } : {}),
     });
-    if (built.rbac) {
-      const loader = built.rbac.loader;
-      // Upstream's hook of this name reconciles the bootstrap policy; ours starts the reload watch.
-      config.postStartHooks.set('rbac/bootstrap-roles', (hookCtx) => {
-        if (!loader) return;
-        const stop = loader.watch();
-        hookCtx.signal.addEventListener('abort', stop, { once: true });
-      });
-      this.rbac = built.rbac;
-    }
+    if (built.rbac) this.rbac = built.rbac;
+    installRBACStorage(config, built, ctx.logger);
     config.authorization.authorizer = built.authorizer;
     config.authorization.ruleResolver = built.ruleResolver;
     if (this.isSecureDefault() && modes.includes(modeRBAC)) await this.createAdminCredential(config, ctx);
@@ -224,6 +221,58 @@ export class AuthorizationOptions implements OptionsGroup {
         `Admin credential (user "${adminUserName}", group system:masters) written to ${path}; use it with: kubectl --kubeconfig ${path} get --raw /readyz`,
     );
   }
+}
+
+/**
+ * RBAC from storage (src/registry/rbac/): the controller that reconciles the bootstrap policy and
+ * the manifests into objects and makes the RBAC authorizer read them live, the escalation check
+ * of RBAC writes, and the `poststarthook/rbac/bootstrap-roles` readiness check (ok at once
+ * without storage, where the policy is the built-in one and the manifests).
+ */
+function installRBACStorage(config: Config, built: BuiltAuthorizer, logger: ApplyContext['logger']): void {
+  // Escalation checks resolve rules through RBAC whatever the modes (upstream's rule resolver).
+  const resolver = built.rbac?.authorizer ?? new RBACAuthorizer();
+  const readiness = new BootstrapReadiness();
+  config.readyzChecks.push(
+    namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
+      if (config.storage || config.resources) await readiness.check();
+    }),
+  );
+  config.admissionPlugins.push(() =>
+    newRBACEscalationCheck(
+      () => resolver,
+      () => built.authorizer,
+    ),
+  );
+  config.controllers.push({
+    name: 'rbac/bootstrap-roles',
+    async run(registry, signal) {
+      const store = (resource: string) => registry.store(rbacGroup, resource);
+      const [Role, ClusterRole, RoleBinding, ClusterRoleBinding] = [
+        store('roles'),
+        store('clusterroles'),
+        store('rolebindings'),
+        store('clusterrolebindings'),
+      ];
+      if (!Role || !ClusterRole || !RoleBinding || !ClusterRoleBinding) {
+        readiness.markDone(); // RBAC is not served: the built-in policy stays in force
+        return;
+      }
+      const loader = built.rbac?.loader;
+      const controller = new RBACPolicyController({
+        stores: { Role, ClusterRole, RoleBinding, ClusterRoleBinding },
+        authorizer: resolver,
+        readiness,
+        logger,
+        ...(loader ? { loader } : {}),
+      });
+      if (loader) {
+        const stop = loader.watch();
+        signal.addEventListener('abort', stop, { once: true });
+      }
+      await controller.run(signal);
+    },
+  });
 }
 
 /** Flags whose presence turns the secure default's admin credential off. */
