@@ -239,7 +239,7 @@ test(
 
 test('kubectl auth can-i flips live when a RoleBinding is created, only in its namespace', { skip }, async () => {
   await ok(admin('create', 'namespace', 'team'));
-  let r = await alice('get', 'configmaps', '-n', 'team');
+  const r = await alice('get', 'configmaps', '-n', 'team');
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
