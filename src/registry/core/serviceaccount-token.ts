@@ -121,7 +121,7 @@ export async function createTokenRequest(
     } else if (group === '' && ref.kind === 'Node') {
       throw newNotFound({ group: '', resource: 'nodes' }, ref.name ?? '');
     } else {
-      const gvk = `${group ? `${group}/` : ''}${version}, Kind=${ref.kind ?? ''}`;
+      const gvk = `${group}/${version}, Kind=${ref.kind ?? ''}`; // schema.GroupVersionKind.String()
       throw newBadRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to object of type ${gvk}`);
     }
     if (ref.uid && ref.uid !== uid)
