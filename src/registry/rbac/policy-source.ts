@@ -202,9 +202,9 @@ export class RBACPolicyController {
       next.rules = rules;
       try {
         await this.o.stores.ClusterRole.update(role.metadata.name!, next, { namespace: '' });
-      } catch {
-        // A conflict or a deleted role: the next watch event schedules another pass.
-        this.scheduleAggregation();
+      } catch (err) {
+        // A conflict or a deleted role: its watch event schedules another pass (no retry loop here).
+        this.o.logger.info('ClusterRole aggregation write failed', { name: role.metadata.name, err: String(err) }, 2);
       }
     }
   }
