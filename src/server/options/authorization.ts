@@ -233,11 +233,15 @@ function installRBACStorage(config: Config, built: BuiltAuthorizer, logger: Appl
   // Escalation checks resolve rules through RBAC whatever the modes (upstream's rule resolver).
   const resolver = built.rbac?.authorizer ?? new RBACAuthorizer();
   const readiness = new BootstrapReadiness();
-  config.readyzChecks.push(
-    namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
-      if (config.storage || config.resources) await readiness.check();
-    }),
-  );
+  // Added at New() so that it follows the storage checks in /readyz, as upstream's hook checks do.
+  config.routeInstallers.push((server) => {
+    const s = server as { addReadyzChecks?(...checks: ReturnType<typeof namedCheck>[]): void };
+    s.addReadyzChecks?.(
+      namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
+        if (config.storage || config.resources) await readiness.check();
+      }),
+    );
+  });
   config.admissionPlugins.push(() =>
     newRBACEscalationCheck(
       () => resolver,
