@@ -178,15 +178,15 @@ export type {
 export { attributes } from './authorization/authorizer.ts';
 export { UnionAuthorizer, UnionRuleResolver } from './authorization/union.ts';
 export { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupAuthorizer } from './authorization/builtin.ts';
-export { RBACAuthorizer, ruleAllows } from './authorization/rbac/authorizer.ts';
+export { RBACAuthorizer, ruleAllows } from './authorization/rbac.ts';
 export {
   parseManifests,
   ManifestError,
   type RBACObject,
   type PolicyRule as RBACPolicyRule,
-} from './authorization/rbac/policy.ts';
-export { bootstrapPolicy } from './authorization/rbac/bootstrap.ts';
-export { ManifestLoader, readManifests } from './authorization/rbac/loader.ts';
+} from './authorization/rbac-policy.ts';
+export { bootstrapPolicy } from './authorization/rbac-bootstrap.ts';
+export { ManifestLoader, readManifests } from './authorization/rbac-loader.ts';
 export { WebhookAuthorizer, parseWebhookKubeconfig, type WebhookAuthorizerOptions } from './authorization/webhook.ts';
 export { forbidden, forbiddenStatus } from './authorization/forbidden.ts';
 export { withAuthorization } from './filters/authorization.ts';

@@ -62,6 +62,8 @@ test(
         issuer,
         '--service-account-signing-key-file',
         join(dir, 'sa.key'),
+        // The token below names an account that is not stored (the lookup is test/rbac-kubectl.test.ts's).
+        '--service-account-lookup=false',
         '--client-ca-file',
         join(dir, 'ca.crt'),
       ],

@@ -1,5 +1,6 @@
 // Installs the built-in API groups this server serves (kube-apiserver's authentication and
-// authorization REST storage) with their discovery documents. A Config.routeInstallers entry.
+// authorization REST storage) with their discovery documents. One of the server's default route
+// installers (src/server/config.ts): served once an authorizer is configured.
 
 import type { RouteTarget } from '../server/mux/container.ts';
 import type { RequestAuthenticator } from '../authentication/authenticator.ts';
@@ -20,6 +21,7 @@ export interface ReviewAPIsConfig {
 
 export function installReviewAPIs(server: RouteTarget<ReviewAPIsConfig>): void {
   const c = server.config;
+  if (!c.authorization.authorizer) return;
   installAPIGroup(
     server,
     authenticationAPIGroup,

@@ -27,7 +27,7 @@ import { CachedTokenAuthenticator } from './cache.ts';
 import { allowedSigningAlgorithms, JWTAuthenticator, type Fetch, type JWTAuthenticatorConfig } from './jwt.ts';
 import { parsePrivateKeyPEM, parsePublicKeysPEM, type PublicKeyEntry, type SigningKey } from './keys.ts';
 import { newSecureRequestHeaderAuthenticator, type RequestHeaderConfig } from './requestheader.ts';
-import { ServiceAccountTokenAuthenticator } from './serviceaccount.ts';
+import { ServiceAccountTokenAuthenticator, type ServiceAccountTokenGetter } from './serviceaccount.ts';
 import { newTokenFileAuthenticator } from './tokenfile.ts';
 import { WebhookTokenAuthenticator } from './webhook.ts';
 import { AuthenticatedGroupAdder, UnionAuthenticator, UnionTokenAuthenticator } from './union.ts';
@@ -85,6 +85,8 @@ export interface AuthenticatorDeps {
   webhookFetch?: WebhookFetchFactory;
   /** Called with the new bundle when a watched client CA file changes. */
   onCAReload?: (which: 'client' | 'requestheader', pem: string) => void;
+  /** `--service-account-lookup`: the getter service-account tokens are checked with (storage comes later). */
+  serviceAccountLookup?: () => ServiceAccountTokenGetter | undefined;
 }
 
 /** What the factory built and loaded. */
@@ -202,7 +204,12 @@ export async function newAuthenticator(c: AuthenticatorConfig, deps: Authenticat
   }
   if (issuers.length && saKeys.length) {
     tokenAuthenticators.push(
-      new ServiceAccountTokenAuthenticator({ issuers, keys: saKeys, implicitAudiences: apiAudiences }),
+      new ServiceAccountTokenAuthenticator({
+        issuers,
+        keys: saKeys,
+        implicitAudiences: apiAudiences,
+        lookup: deps.serviceAccountLookup,
+      }),
     );
     out.serviceAccountDiscovery = { issuer: issuers[0]!, jwksURI: c.serviceAccountJWKSURI, keys: saKeys };
   } else if (issuers.length) {

@@ -1,8 +1,9 @@
 // Service-account tokens (kubernetes pkg/serviceaccount): the JWT authenticator for
 // --service-account-issuer / --service-account-key-file, token minting with the
 // --service-account-signing-key-file key, and the OpenID discovery documents.
-// Object lookups (pod/secret/node still exist) need storage
-// and are not done: tokens are checked by signature and claims only (docs/differences.md).
+// With --service-account-lookup (default true) the validator also checks, through a
+// ServiceAccountTokenGetter, that the account and the token's bound Secret/Pod still exist with
+// the UIDs the token names (pkg/serviceaccount/claims.go).
 
 import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import type { UserInfo } from '../endpoints/request/context.ts';
@@ -79,6 +80,13 @@ function audienceList(aud: unknown): string[] {
   return [];
 }
 
+/** serviceaccount.ServiceAccountTokenGetter: the objects a token may name (undefined: not found). */
+export interface ServiceAccountTokenGetter {
+  getServiceAccount(namespace: string, name: string): Promise<{ uid: string; deletionTimestamp?: string } | undefined>;
+  getSecret(namespace: string, name: string): Promise<{ uid: string } | undefined>;
+  getPod(namespace: string, name: string): Promise<{ uid: string } | undefined>;
+}
+
 export interface ServiceAccountAuthenticatorOptions {
   /** Accepted `iss` values (`--service-account-issuer`, all occurrences). */
   issuers: string[];
@@ -88,6 +96,11 @@ export interface ServiceAccountAuthenticatorOptions {
   implicitAudiences: string[];
   /** Clock in ms (tests). */
   now?: () => number;
+  /**
+   * `--service-account-lookup`: the getter to check objects with, read at each authentication
+   * (storage is set up after authentication); undefined (or returning undefined): no lookup.
+   */
+  lookup?: () => ServiceAccountTokenGetter | undefined;
 }
 
 /** JWTTokenAuthenticator with the bound-token validator. */
@@ -96,7 +109,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   private readonly keys: PublicKeyEntry[];
   private readonly implicit: string[];
   private readonly now: () => number;
+  private readonly lookup?: () => ServiceAccountTokenGetter | undefined;
   constructor(o: ServiceAccountAuthenticatorOptions) {
+    this.lookup = o.lookup;
     this.issuers = new Set(o.issuers);
     this.keys = o.keys;
     this.implicit = o.implicitAudiences;
@@ -151,6 +166,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     }
 
     const user = this.validate(claims);
+    const getter = this.lookup?.();
+    if (getter) await checkObjects(getter, claims['kubernetes.io'] as KubernetesClaims);
     return { user, audiences: auds };
   }
 
@@ -189,6 +206,31 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     }
     if (Object.keys(extra).length) user.extra = extra;
     return user;
+  }
+}
+
+/** The lookups of claims.go Validate, with its error texts. */
+async function checkObjects(getter: ServiceAccountTokenGetter, k: KubernetesClaims): Promise<void> {
+  const ns = k.namespace!;
+  const sa = k.serviceaccount!;
+  const account = await getter.getServiceAccount(ns, sa.name!);
+  if (!account) throw new Error(`serviceaccounts ${JSON.stringify(sa.name)} not found`);
+  if (account.uid !== (sa.uid ?? ''))
+    throw new Error(`service account UID (${account.uid}) does not match claim (${sa.uid ?? ''})`);
+  if (account.deletionTimestamp) throw new Error(`service account ${ns}/${sa.name} has been deleted`);
+  if (k.secret?.name) {
+    const secret = await getter.getSecret(ns, k.secret.name);
+    if (!secret) throw new Error('service account token has been invalidated');
+    if (secret.uid !== (k.secret.uid ?? ''))
+      throw new Error(
+        `secret UID (${secret.uid}) does not match service account secret ref claim (${k.secret.uid ?? ''})`,
+      );
+  }
+  if (k.pod?.name) {
+    const pod = await getter.getPod(ns, k.pod.name);
+    if (!pod) throw new Error('service account token has been invalidated');
+    if (pod.uid !== (k.pod.uid ?? ''))
+      throw new Error(`pod UID (${pod.uid}) does not match service account pod ref claim (${k.pod.uid ?? ''})`);
   }
 }
 

@@ -4,8 +4,8 @@ import { newRequestContext, type RequestContext, type UserInfo } from '../endpoi
 import { complete, newConfig } from '../server/config.ts';
 import { discardLogger } from '../util/logger.ts';
 import type { Attributes, Authorizer } from '../authorization/authorizer.ts';
-import { RBACAuthorizer } from '../authorization/rbac/authorizer.ts';
-import { parseManifests } from '../authorization/rbac/policy.ts';
+import { RBACAuthorizer } from '../authorization/rbac.ts';
+import { parseManifests } from '../authorization/rbac-policy.ts';
 import { withImpersonation, unescapeExtraKey, splitServiceAccountUsername } from './impersonation.ts';
 
 const policy = `

@@ -154,7 +154,7 @@ test('FeatureOptions: flags, defaults, help section, APF config from manifests',
 });
 
 test('/metrics is authorized like any path: system:monitoring may scrape, others are forbidden', async () => {
-  const { RBACAuthorizer } = await import('../authorization/rbac/authorizer.ts');
+  const { RBACAuthorizer } = await import('../authorization/rbac.ts');
   const { requestFunc } = await import('../authentication/authenticator.ts');
   const authorizer = new RBACAuthorizer();
   const fetch = server({

@@ -21,6 +21,7 @@ import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from '../endpoints/discovery/discovery.ts';
+import { installReviewAPIs } from '../apis/install.ts';
 import {
   defaultAdmissionPlugins,
   defaultControllers,
@@ -30,6 +31,7 @@ import {
 import type { Controller } from './controllers/controller.ts';
 import { builtinResources } from '../registry/core/resources.ts';
 import { flowcontrolResources } from '../registry/flowcontrol/resources.ts';
+import { rbacResources } from '../registry/rbac/resources.ts';
 import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
 import { installOpenAPI } from './routes/openapi.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
@@ -170,8 +172,15 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
-    routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs, installOpenAPI],
-    resourceDefinitions: [...builtinResources, ...flowcontrolResources],
+    routeInstallers: [
+      installMetrics,
+      installDiscovery,
+      installFlowControlDebug,
+      installResourceAPIs,
+      installReviewAPIs,
+      installOpenAPI,
+    ],
+    resourceDefinitions: [...builtinResources, ...rbacResources, ...flowcontrolResources],
     admissionPlugins: defaultAdmissionPlugins(),
     controllers: defaultControllers(),
     postStartHooks: new Map(),

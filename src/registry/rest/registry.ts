@@ -6,6 +6,7 @@
 
 import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import type { KindInfo } from '../../endpoints/handlers/decode.ts';
+import type { RequestContext } from '../../endpoints/request/context.ts';
 import type { StorageFactory } from '../../storage/storagebackend/factory.ts';
 import { Store, type KubeObject, type Strategy } from '../generic/store.ts';
 import type { TableConvertor } from '../generic/table.ts';
@@ -49,6 +50,8 @@ export interface ResourceDefinition {
    * structural schema for a custom resource); built-in kinds default to upstream's.
    */
   typeSchema?: TypeSchema;
+  /** Subresources answered by their own handler (serviceaccounts/token), by name. */
+  subresourceHandlers?: Record<string, (ctx: RequestContext, registry: ResourceRegistry) => Promise<Response>>;
 }
 
 /** A served resource: its definition and the Store over its storage. */

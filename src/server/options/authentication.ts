@@ -7,6 +7,8 @@
 // config.secureServing.clientCA for a listener that requests client certificates.
 
 import type { Config } from '../config.ts';
+import type { ServiceAccountTokenGetter } from '../../authentication/serviceaccount.ts';
+import { installServiceAccounts } from '../../registry/core/serviceaccount-install.ts';
 import type { Flag, FlagSet } from './flags.ts';
 import { FlagError } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
@@ -62,6 +64,7 @@ export class AuthenticationOptions implements OptionsGroup {
   serviceAccountKeyFile!: Flag<string[]>;
   serviceAccountLookup!: Flag<boolean>;
   serviceAccountMaxTokenExpiration!: Flag<number>;
+  serviceAccountExtendTokenExpiration!: Flag<boolean>;
   serviceAccountSigningKeyFile!: Flag<string>;
   tokenAuthFile!: Flag<string>;
 
@@ -209,6 +212,11 @@ export class AuthenticationOptions implements OptionsGroup {
       'service-account-lookup',
       true,
       'If true, validate ServiceAccount tokens exist in etcd as part of authentication.',
+    );
+    this.serviceAccountExtendTokenExpiration = fs.bool(
+      'service-account-extend-token-expiration',
+      true,
+      'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration.',
     );
     this.serviceAccountMaxTokenExpiration = fs.duration(
       'service-account-max-token-expiration',
@@ -362,10 +370,12 @@ export class AuthenticationOptions implements OptionsGroup {
     const authn = config.authentication;
     const c = this.toAuthenticatorConfig();
     authn.apiAudiences = c.apiAudiences;
+    let lookup: (() => ServiceAccountTokenGetter | undefined) | undefined;
     const built = await newAuthenticator(c, {
       fileSystem: ctx.fileSystem,
       logger: ctx.logger,
       webhookFetch: ctx.webhookFetch,
+      serviceAccountLookup: () => lookup?.(),
       onCAReload: (which, pem) => {
         if (which === 'client') authn.clientCA = pem;
         else authn.requestHeaderClientCA = pem;
@@ -373,6 +383,15 @@ export class AuthenticationOptions implements OptionsGroup {
     });
     this.built = built;
     this.signingKey = built.signingKey;
+    // Service accounts from storage: lookup, TokenRequest, default accounts (src/registry/core/serviceaccount-install.ts).
+    const issuer = c.serviceAccountIssuers[0];
+    lookup = installServiceAccounts(config, {
+      lookup: this.serviceAccountLookup.value,
+      ...(issuer && built.signingKey ? { issuer, signingKey: built.signingKey } : {}),
+      apiAudiences: c.apiAudiences,
+      maxExpirationSeconds: this.serviceAccountMaxTokenExpiration.value / 1e9,
+      extendExpiration: this.serviceAccountExtendTokenExpiration.value,
+    });
     if (built.requestHeaderClientCA !== undefined) authn.requestHeaderClientCA = built.requestHeaderClientCA;
     if (built.requestHeaderConfig) authn.requestHeaderConfig = built.requestHeaderConfig;
     if (built.clientCA !== undefined) authn.clientCA = built.clientCA;

@@ -1,8 +1,8 @@
 // BuiltInAuthorizationOptions (kubernetes pkg/kubeapiserver/options/authorization.go) with
 // kube-apiserver's flag names and validation messages, plus `--authorization-rbac-manifests`
-// (ours: RBAC objects come from manifest files instead of etcd). ApplyTo builds the union
-// authorizer in mode order behind the system:masters privileged-group authorizer, the rule
-// resolver SelfSubjectRulesReview reads, and installs the review APIs.
+// (ours: RBAC objects come from manifest files instead of etcd). ApplyTo turns the flags into a
+// plain AuthorizerConfig and builds from it with src/authorization/factory.ts; the review APIs are
+// a route installer of the server (src/apis/install.ts).
 //
 // Secure default: without `--authorization-mode`, a server that terminates TLS itself (the Node
 // CLI) uses RBAC with the built-in bootstrap policy, so anonymous users see health and version
@@ -13,16 +13,25 @@
 import type { Config } from '../config.ts';
 import type { FlagSet, Flag } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
-import type { Authorizer, RuleResolver } from '../../authorization/authorizer.ts';
-import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer, PrivilegedGroupAuthorizer } from '../../authorization/builtin.ts';
-import { UnionAuthorizer, UnionRuleResolver } from '../../authorization/union.ts';
-import { RBACAuthorizer } from '../../authorization/rbac/authorizer.ts';
-import { ManifestLoader } from '../../authorization/rbac/loader.ts';
-import { WebhookAuthorizer } from '../../authorization/webhook.ts';
+import { RBACAuthorizer } from '../../authorization/rbac.ts';
+import { namedCheck } from '../healthz/healthz.ts';
+import { BootstrapReadiness, RBACPolicyController } from '../../registry/rbac/policy-source.ts';
+import { newRBACEscalationCheck } from '../../registry/rbac/escalation.ts';
+import { rbacGroup } from '../../registry/rbac/resources.ts';
+import type { ManifestLoader } from '../../authorization/rbac-loader.ts';
 import type { WebhookFetchFactory } from '../../util/webhook/client.ts';
-import { loadWebhookKubeconfig } from '../../util/webhook/kubeconfig.ts';
-import { installReviewAPIs } from '../../apis/install.ts';
 import { instrumentAuthorizer } from '../../metrics/authorization.ts';
+import {
+  modeABAC,
+  modeAlwaysAllow,
+  modeAlwaysDeny,
+  modeNode,
+  modeRBAC,
+  modeWebhook,
+  newAuthorizer,
+  type AuthorizerConfig,
+  type BuiltAuthorizer,
+} from '../../authorization/factory.ts';
 import {
   adminTokenAuthenticator,
   adminKubeconfig,
@@ -33,12 +42,7 @@ import {
   newAdminToken,
 } from '../../authorization/admin.ts';
 
-export const modeAlwaysAllow = 'AlwaysAllow';
-export const modeAlwaysDeny = 'AlwaysDeny';
-export const modeABAC = 'ABAC';
-export const modeWebhook = 'Webhook';
-export const modeRBAC = 'RBAC';
-export const modeNode = 'Node';
+export { modeAlwaysAllow, modeAlwaysDeny, modeABAC, modeWebhook, modeRBAC, modeNode };
 const validModes = [modeAlwaysAllow, modeAlwaysDeny, modeABAC, modeWebhook, modeRBAC, modeNode];
 /** Modes upstream has that this server does not implement (no nodes, no ABAC files). */
 const unsupportedModes = new Set([modeABAC, modeNode]);
@@ -141,74 +145,43 @@ export class AuthorizationOptions implements OptionsGroup {
     return errs;
   }
 
-  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
-    const authorizers: Authorizer[] = [new PrivilegedGroupAuthorizer(['system:masters'])];
-    const resolvers: RuleResolver[] = [];
-    // RBAC manifests imply RBAC when no mode is given.
-    const modes = this.modes.changed
-      ? this.modes.value
-      : this.rbacManifests.value.length
-        ? [modeRBAC]
-        : defaultAuthorizationModes(ctx.servesTLS);
-    this.effectiveModes = modes;
-    for (const mode of modes) {
-      switch (mode) {
-        case modeAlwaysAllow: {
-          const a = new AlwaysAllowAuthorizer();
-          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
-          resolvers.push(a);
-          break;
-        }
-        case modeAlwaysDeny: {
-          const a = new AlwaysDenyAuthorizer();
-          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
-          resolvers.push(a);
-          break;
-        }
-        case modeRBAC: {
-          const a = new RBACAuthorizer();
-          let loader: ManifestLoader | undefined;
-          if (this.rbacManifests.value.length) {
-            loader = new ManifestLoader({
-              fileSystem: ctx.fileSystem,
-              paths: this.rbacManifests.value,
-              authorizer: a,
-              logger: ctx.logger,
-            });
-            await loader.load(); // a bad policy fails start-up with file and line
-          }
-          // Upstream's hook of this name reconciles the bootstrap policy; ours starts the reload watch.
-          config.postStartHooks.set('rbac/bootstrap-roles', (hookCtx) => {
-            if (!loader) return;
-            const stop = loader.watch();
-            hookCtx.signal.addEventListener('abort', stop, { once: true });
-          });
-          this.rbac = { authorizer: a, ...(loader ? { loader } : {}) };
-          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
-          resolvers.push(a);
-          break;
-        }
-        case modeWebhook: {
-          const file = this.webhookConfigFile.value;
-          const client = await loadWebhookKubeconfig(ctx.fileSystem, file);
-          const a = new WebhookAuthorizer({
-            client,
-            version: this.webhookVersion.value as 'v1' | 'v1beta1',
-            authorizedTTL: this.webhookCacheAuthorizedTTL.value / ns,
-            unauthorizedTTL: this.webhookCacheUnauthorizedTTL.value / ns,
-            ...((this.webhookFetchFactory ?? ctx.webhookFetch)
-              ? { fetchFactory: this.webhookFetchFactory ?? ctx.webhookFetch }
-              : {}),
-          });
-          authorizers.push(instrumentAuthorizer(a, mode, config.metrics));
-          resolvers.push(a);
-          break;
-        }
-      }
+  /** The modes in force: the flag, else RBAC when manifests are given, else the default. */
+  modesInForce(servesTLS: boolean | undefined): string[] {
+    if (this.modes.changed) return this.modes.value;
+    return this.rbacManifests.value.length ? [modeRBAC] : defaultAuthorizationModes(servesTLS);
+  }
+
+  /** The plain authorizer configuration these flags describe (authorizer.Config). */
+  authorizerConfig(servesTLS: boolean | undefined): AuthorizerConfig {
+    const modes = this.modesInForce(servesTLS);
+    const out: AuthorizerConfig = { modes };
+    if (modes.includes(modeWebhook)) {
+      out.webhook = {
+        configFile: this.webhookConfigFile.value,
+        version: this.webhookVersion.value as 'v1' | 'v1beta1',
+        authorizedTTL: this.webhookCacheAuthorizedTTL.value / ns,
+        unauthorizedTTL: this.webhookCacheUnauthorizedTTL.value / ns,
+      };
     }
-    config.authorization.authorizer = new UnionAuthorizer(authorizers);
-    config.authorization.ruleResolver = new UnionRuleResolver(resolvers);
-    config.routeInstallers.push(installReviewAPIs);
+    if (modes.includes(modeRBAC)) out.rbac = { manifests: [...this.rbacManifests.value] };
+    return out;
+  }
+
+  async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    const authorizerConfig = this.authorizerConfig(ctx.servesTLS);
+    const modes = authorizerConfig.modes;
+    this.effectiveModes = modes;
+    const webhookFetch = this.webhookFetchFactory ?? ctx.webhookFetch;
+    const built = await newAuthorizer(authorizerConfig, {
+      fileSystem: ctx.fileSystem,
+      logger: ctx.logger,
+      instrument: (a, mode) => instrumentAuthorizer(a, mode, config.metrics),
+      ...(webhookFetch ? { webhookFetch } : {}),
+    });
+    if (built.rbac) this.rbac = built.rbac;
+    installRBACStorage(config, built, ctx.logger);
+    config.authorization.authorizer = built.authorizer;
+    config.authorization.ruleResolver = built.ruleResolver;
     if (this.isSecureDefault() && modes.includes(modeRBAC)) await this.createAdminCredential(config, ctx);
   }
 
@@ -248,6 +221,62 @@ export class AuthorizationOptions implements OptionsGroup {
         `Admin credential (user "${adminUserName}", group system:masters) written to ${path}; use it with: kubectl --kubeconfig ${path} get --raw /readyz`,
     );
   }
+}
+
+/**
+ * RBAC from storage (src/registry/rbac/): the controller that reconciles the bootstrap policy and
+ * the manifests into objects and makes the RBAC authorizer read them live, the escalation check
+ * of RBAC writes, and the `poststarthook/rbac/bootstrap-roles` readiness check (ok at once
+ * without storage, where the policy is the built-in one and the manifests).
+ */
+function installRBACStorage(config: Config, built: BuiltAuthorizer, logger: ApplyContext['logger']): void {
+  // Escalation checks resolve rules through RBAC whatever the modes (upstream's rule resolver).
+  const resolver = built.rbac?.authorizer ?? new RBACAuthorizer();
+  const readiness = new BootstrapReadiness();
+  // Added at New() so that it follows the storage checks in /readyz, as upstream's hook checks do.
+  config.routeInstallers.push((server) => {
+    const s = server as { addReadyzChecks?(...checks: ReturnType<typeof namedCheck>[]): void };
+    s.addReadyzChecks?.(
+      namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
+        if (config.storage || config.resources) await readiness.check();
+      }),
+    );
+  });
+  config.admissionPlugins.push(() =>
+    newRBACEscalationCheck(
+      () => resolver,
+      () => built.authorizer,
+    ),
+  );
+  config.controllers.push({
+    name: 'rbac/bootstrap-roles',
+    async run(registry, signal) {
+      const store = (resource: string) => registry.store(rbacGroup, resource);
+      const [Role, ClusterRole, RoleBinding, ClusterRoleBinding] = [
+        store('roles'),
+        store('clusterroles'),
+        store('rolebindings'),
+        store('clusterrolebindings'),
+      ];
+      if (!Role || !ClusterRole || !RoleBinding || !ClusterRoleBinding) {
+        readiness.markDone(); // RBAC is not served: the built-in policy stays in force
+        return;
+      }
+      const loader = built.rbac?.loader;
+      const controller = new RBACPolicyController({
+        stores: { Role, ClusterRole, RoleBinding, ClusterRoleBinding },
+        authorizer: resolver,
+        readiness,
+        logger,
+        ...(loader ? { loader } : {}),
+      });
+      if (loader) {
+        const stop = loader.watch();
+        signal.addEventListener('abort', stop, { once: true });
+      }
+      await controller.run(signal);
+    },
+  });
 }
 
 /** Flags whose presence turns the secure default's admin credential off. */

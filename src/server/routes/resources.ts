@@ -64,8 +64,8 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
   const admission = new AdmissionChain(c.admissionPlugins.map((f) => f(registry)));
 
   const handlers = new Map<string, Handler>();
-  const handlerOf = ({ definition: def, store }: RegisteredResource): Handler =>
-    restHandler({
+  const handlerOf = ({ definition: def, store }: RegisteredResource): Handler => {
+    const rest = restHandler({
       store,
       kindInfo: def.kindInfo,
       maxRequestBodyBytes: c.maxRequestBodyBytes,
@@ -76,6 +76,14 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
       // Custom resources have no patch strategies: strategic merge patch is a 415 for them.
       strategicMergePatch: !def.custom,
     });
+    const subs = def.subresourceHandlers;
+    if (!subs) return rest;
+    return (ctx) => {
+      const sub = ctx.requestInfo?.subresource;
+      const h = sub && ctx.requestInfo?.name ? subs[sub] : undefined;
+      return h ? h(ctx, registry) : rest(ctx);
+    };
+  };
   for (const r of registry.list()) handlers.set(`${r.definition.group}/${r.definition.resource.name}`, handlerOf(r));
 
   const groups = groupInfos(registry.list());

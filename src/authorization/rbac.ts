@@ -2,7 +2,7 @@
 // pkg/registry/rbac/validation/rule.go): bindings → roles → rules, matched exactly as upstream.
 // The policy is a snapshot swapped atomically on reload.
 
-import type { UserInfo } from '../../endpoints/request/context.ts';
+import type { UserInfo } from '../endpoints/request/context.ts';
 import {
   aggregateErrors,
   type Attributes,
@@ -11,8 +11,8 @@ import {
   type NonResourceRuleInfo,
   type ResourceRuleInfo,
   type RulesResult,
-} from '../authorizer.ts';
-import { bootstrapPolicy } from './bootstrap.ts';
+} from './authorizer.ts';
+import { bootstrapPolicy } from './rbac-bootstrap.ts';
 import {
   Policy,
   type PolicyRule,
@@ -21,7 +21,7 @@ import {
   type RoleBinding,
   type RoleRef,
   type Subject,
-} from './policy.ts';
+} from './rbac-policy.ts';
 
 // --- rule matching (rbacv1helpers) ---
 
@@ -223,6 +223,16 @@ export function reconcileWithBootstrap(
 
 // --- the authorizer ---
 
+/** A binding's role does not exist (the lister's NotFound). */
+export class RoleNotFoundError extends Error {
+  readonly ref: RoleRef;
+  constructor(ref: RoleRef, message: string) {
+    super(message);
+    this.name = 'RoleNotFoundError';
+    this.ref = ref;
+  }
+}
+
 export class RBACAuthorizer implements AuthorizerWithRules {
   private current: Policy;
 
@@ -232,7 +242,8 @@ export class RBACAuthorizer implements AuthorizerWithRules {
     this.current = this.build(objects);
   }
 
-  private readonly bootstrap: boolean;
+  private bootstrap: boolean;
+  private source: (() => Policy) | undefined;
 
   private build(objects: readonly RBACObject[]): Policy {
     // Deep copy: aggregation rewrites ClusterRole rules in place.
@@ -245,15 +256,44 @@ export class RBACAuthorizer implements AuthorizerWithRules {
     this.current = this.build(objects);
   }
 
+  /**
+   * Reads the policy from `source` from now on (the RBAC objects in storage, through the watch
+   * cache: src/registry/rbac/policy-source.ts); manifests and the built-in bootstrap policy no
+   * longer apply here (they are objects in storage then).
+   */
+  useSource(source: () => Policy): void {
+    this.bootstrap = false;
+    this.source = source;
+  }
+
+  /** RulesFor as PolicyRules (escalation checks); errors are not fatal. */
+  policyRulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: Error[] } {
+    const rules: PolicyRule[] = [];
+    const errors: Error[] = [];
+    visitRulesFor(this.policy, user, namespace, (_s, rule, err) => {
+      if (rule) rules.push(rule);
+      if (err) errors.push(err);
+      return true;
+    });
+    return { rules, errors };
+  }
+
+  /** GetRoleReferenceRules: the rules of a binding's roleRef; throws upstream's not-found error. */
+  roleReferenceRules(ref: RoleRef, bindingNamespace: string): PolicyRule[] {
+    const r = roleRules(this.policy, ref, bindingNamespace);
+    if (r instanceof Error) throw new RoleNotFoundError(ref, r.message);
+    return r;
+  }
+
   get policy(): Policy {
-    return this.current;
+    return this.source ? this.source() : this.current;
   }
 
   async authorize(a: Attributes): Promise<AuthorizationResult> {
     const user = a.user ?? { name: '' };
     let allowedBy: string | undefined;
     let errors: Error[] | undefined;
-    visitRulesFor(this.current, user, a.namespace, (source, rule, err) => {
+    visitRulesFor(this.policy, user, a.namespace, (source, rule, err) => {
       if (rule && ruleAllows(a, rule)) {
         allowedBy = source!();
         return false;
@@ -269,7 +309,7 @@ export class RBACAuthorizer implements AuthorizerWithRules {
     const resourceRules: ResourceRuleInfo[] = [];
     const nonResourceRules: NonResourceRuleInfo[] = [];
     const errors: Error[] = [];
-    visitRulesFor(this.current, user, namespace, (_s, rule, err) => {
+    visitRulesFor(this.policy, user, namespace, (_s, rule, err) => {
       if (rule) {
         if (rule.resources?.length) {
           resourceRules.push({

@@ -72,7 +72,8 @@ export class Policy {
   /** namespace → bindings sorted by name */
   readonly roleBindings = new Map<string, RoleBinding[]>();
 
-  static from(objects: readonly RBACObject[]): Policy {
+  /** `aggregate: false` when a controller keeps aggregated ClusterRoles' rules (objects are then only read). */
+  static from(objects: readonly RBACObject[], options: { aggregate?: boolean } = {}): Policy {
     const p = new Policy();
     const crbs = new Map<string, RoleBinding>();
     const rbs = new Map<string, Map<string, RoleBinding>>();
@@ -104,7 +105,7 @@ export class Policy {
       a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
     p.clusterRoleBindings = [...crbs.values()].sort(byName);
     for (const [ns, m] of rbs) p.roleBindings.set(ns, [...m.values()].sort(byName));
-    aggregateClusterRoles(p.clusterRoles);
+    if (options.aggregate !== false) aggregateClusterRoles(p.clusterRoles);
     return p;
   }
 

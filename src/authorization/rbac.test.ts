@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attributes, type Attributes } from '../authorizer.ts';
-import { RBACAuthorizer, ruleAllows } from './authorizer.ts';
-import { parseManifests, ManifestError, type PolicyRule } from './policy.ts';
-import { ManifestLoader, readManifests } from './loader.ts';
-import type { FileSystem } from '../../util/filesystem.ts';
-import { discardLogger } from '../../util/logger.ts';
+import { attributes, type Attributes } from './authorizer.ts';
+import { RBACAuthorizer, ruleAllows } from './rbac.ts';
+import { parseManifests, ManifestError, type PolicyRule } from './rbac-policy.ts';
+import { ManifestLoader, readManifests } from './rbac-loader.ts';
+import type { FileSystem } from '../util/filesystem.ts';
+import { discardLogger } from '../util/logger.ts';
 
 const res = (verb: string, resource: string, extra: Partial<Attributes> = {}): Attributes =>
   attributes({ verb, resource, isResourceRequest: true, ...extra });

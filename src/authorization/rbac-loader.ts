@@ -2,10 +2,10 @@
 // reloads them on change. A manifest with errors is rejected with file and line, and the last
 // good policy stays in force.
 
-import type { FileSystem } from '../../util/filesystem.ts';
-import type { Logger } from '../../util/logger.ts';
-import type { RBACAuthorizer } from './authorizer.ts';
-import { ManifestError, parseManifests, type RBACObject } from './policy.ts';
+import type { FileSystem } from '../util/filesystem.ts';
+import type { Logger } from '../util/logger.ts';
+import type { RBACAuthorizer } from './rbac.ts';
+import { ManifestError, parseManifests, type RBACObject } from './rbac-policy.ts';
 
 const manifestExt = /\.(ya?ml|json)$/i;
 
@@ -75,6 +75,8 @@ export interface ManifestLoaderOptions {
   paths: readonly string[];
   authorizer: RBACAuthorizer;
   logger: Logger;
+  /** Where loaded objects go instead of the authorizer (the objects in storage); may be set later. */
+  sink?: (objects: RBACObject[]) => Promise<void>;
   /** Wait this long after a change event before reloading (editors write in bursts). */
   debounceMs?: number;
   /** Also compare the files' content this often (catches new files in folders and file systems that cannot watch); 0: off. Default 10 s. */
@@ -94,6 +96,13 @@ export class ManifestLoader {
   lastError: Error | undefined;
   /** Increments on every successful load (tests wait on it). */
   generation = 0;
+  /** The objects of the last good load. */
+  objects: RBACObject[] = [];
+
+  /** Sends loaded objects to `sink` from now on (instead of the authorizer). */
+  setSink(sink: (objects: RBACObject[]) => Promise<void>): void {
+    this.o.sink = sink;
+  }
 
   constructor(options: ManifestLoaderOptions) {
     this.o = options;
@@ -105,7 +114,9 @@ export class ManifestLoader {
     const sig = signature(texts);
     this.loadedSignature = sig;
     const objects = parseTexts(texts, problems);
-    this.o.authorizer.setObjects(objects);
+    if (this.o.sink) await this.o.sink(objects);
+    else this.o.authorizer.setObjects(objects);
+    this.objects = objects;
     this.lastError = undefined;
     this.generation++;
   }

@@ -2,7 +2,7 @@
 // that matters for a server with no workloads: cluster-admin for system:masters, discovery for
 // authenticated users, the self-review APIs, and health/version for everyone.
 
-import { rbacAPIVersion, rbacGroup, type RBACObject, type Role, type RoleBinding } from './policy.ts';
+import { rbacAPIVersion, rbacGroup, type RBACObject, type Role, type RoleBinding } from './rbac-policy.ts';
 
 const bootstrapLabels = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 const autoupdate = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
