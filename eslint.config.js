@@ -12,7 +12,7 @@ const portableMessage = 'src/ runs on workerd, Deno, Bun and browsers: use Web A
 
 export default defineConfig(
   {
-    ignores: ['node_modules/', 'dist/', '.wrangler/', 'apiserver.local.config/', '.build-test-*/'],
+    ignores: ['node_modules/', 'dist/', '**/.wrangler/', 'apiserver.local.config/', '.build-test-*/'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
