@@ -61,13 +61,14 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
       case 'create': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
-        await o.admitCreate?.(obj.metadata?.namespace || ns, obj.metadata?.name ?? '');
+        // Admission sees the URL's namespace; a body naming another is refused by the store (BeforeCreate).
+        await o.admitCreate?.(ns || obj.metadata?.namespace || '', obj.metadata?.name ?? '');
         const out = await store.create(obj, { namespace: ns, dryRun: dryRun(ctx) });
         return objectResponse(ctx, o, out, 201);
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
-        checkName(obj, info.name);
+        checkName(obj, info.name, ns);
         const r = await store.update(info.name, obj, { namespace: ns, dryRun: dryRun(ctx) });
         return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
       }
@@ -106,11 +107,16 @@ function dryRun(ctx: RequestContext): boolean {
   return values.length > 0;
 }
 
-// The name in the body must match the URL (handlers/update.go, rest.ValidateAllObjectFunc's sibling).
-function checkName(obj: KubeObject, name: string): void {
+// The name (and namespace, if any) in the body must match the URL (handlers/rest.go checkName).
+function checkName(obj: KubeObject, name: string, namespace: string): void {
   const bodyName = obj.metadata?.name ?? '';
   if (bodyName !== name)
     throw newBadRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+  const bodyNamespace = obj.metadata?.namespace ?? '';
+  if (namespace && bodyNamespace && bodyNamespace !== namespace)
+    throw newBadRequest(
+      `the namespace of the object (${bodyNamespace}) does not match the namespace on the URL (${namespace})`,
+    );
 }
 
 function intParam(ctx: RequestContext, name: string): number | undefined {
@@ -245,7 +251,7 @@ async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, na
   patched.metadata ??= {};
   // A patch without a resourceVersion applies to the object it was computed on.
   if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
-  checkName(patched, name);
+  checkName(patched, name, ns);
   const r = await store.update(name, patched, { namespace: ns, dryRun: dryRun(ctx) });
   return objectResponse(ctx, o, r.object, 200);
 }
