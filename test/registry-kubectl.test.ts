@@ -305,6 +305,30 @@ test('bad input: upstream Status, nothing written', { skip }, async () => {
   );
 });
 
+test('kubectl cluster-info; services: create, get (wide), the kubernetes service', { skip }, async () => {
+  const info = await ok('cluster-info');
+  assert.equal(
+    info.replace(/\x1b\[[0-9;]*m/g, ''),
+    `Kubernetes control plane is running at ${url}\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n`,
+  );
+  assert.match(
+    await ok('create', 'service', 'clusterip', 'web', '-n', 'apps', '--tcp=80:8080'),
+    /service\/web created/,
+  );
+  const wide = await ok('get', 'svc', '-n', 'apps', '-o', 'wide');
+  assert.match(wide, /^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR$/m);
+  assert.match(wide, /^web\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s\s+app=web$/m);
+  assert.match(
+    await ok('get', 'svc', 'kubernetes'),
+    /^kubernetes\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443\/TCP\s+\d+s$/m,
+  );
+  assert.equal(
+    await ok('get', 'svc', 'kubernetes', '-o', 'jsonpath={.spec.ports[0].targetPort}'),
+    url.split(':').pop(),
+  );
+  assert.match(await ok('get', 'endpoints', 'kubernetes'), /^kubernetes\s+[\d.]+:\d+\s+\d+s$/m);
+});
+
 test('deleting a namespace removes its contents, then the namespace', { skip }, async () => {
   assert.match(await ok('delete', 'namespace', 'apps', '--wait=false'), /namespace "apps" deleted/);
   let r = await k('get', 'namespace', 'apps');

@@ -111,6 +111,10 @@ export interface Config {
   fileSystem?: FileSystem;
   /** Audit policy and backend (AuditPolicyRuleEvaluator, AuditBackend); WithAudit needs both. */
   audit?: import('../audit/types.ts').AuditConfig;
+  /** `--service-cluster-ip-range`: the CIDRs (primary first) service cluster IPs come from. */
+  serviceClusterIPRanges: string[];
+  /** `--event-ttl` in seconds: how long events are kept (a TTL on their storage write). */
+  eventTTLSeconds: number;
   /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
   storage?: import('../storage/storagebackend/open.ts').StorageBackend;
 }
@@ -149,6 +153,8 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
+    serviceClusterIPRanges: ['10.0.0.0/24'],
+    eventTTLSeconds: 3600,
     routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),

@@ -15,7 +15,11 @@ import {
 } from '../../util/validation/field.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
-import type { KubeObject, Strategy } from '../generic/store.ts';
+import type { Interface } from '../../storage/interfaces.ts';
+import type { GroupResource } from '../../endpoints/apierrors.ts';
+import type { KubeObject, Store, StoreHooks, Strategy } from '../generic/store.ts';
+import { endpoints } from './endpoints.ts';
+import { service, serviceAllocator } from './services.ts';
 import { age, nameColumn, type TableColumnDefinition, type TableConvertor } from '../generic/table.ts';
 
 /** What discovery lists of a resource (metav1.APIResource). */
@@ -38,6 +42,20 @@ export interface ResourceDefinition {
   strategy: Strategy;
   kindInfo: KindInfo;
   table: TableConvertor;
+  /** The Store's hooks (allocators, TTLs), made once the other stores and the storage exist. */
+  hooks?: (deps: ResourceHookDeps) => StoreHooks;
+}
+
+/** What a resource's hooks may use. */
+export interface ResourceHookDeps {
+  /** Storage of a resource that is not served (IP addresses), keyed as upstream. */
+  storage(gr: GroupResource): Interface;
+  /** A served resource's Store (looked up when the hook runs). */
+  store(group: string, resource: string): Store | undefined;
+  /** `--service-cluster-ip-range`, primary first. */
+  serviceClusterIPRanges: readonly string[];
+  /** `--event-ttl` in seconds. */
+  eventTTLSeconds: number;
 }
 
 const col = (name: string, type: string, description: string, priority = 0): TableColumnDefinition => ({
@@ -381,5 +399,23 @@ const lease: ResourceDefinition = {
   },
 };
 
+const services: ResourceDefinition = {
+  ...service,
+  hooks: (deps) =>
+    serviceAllocator({
+      ranges: deps.serviceClusterIPRanges,
+      ipAddresses: deps.storage({ group: 'networking.k8s.io', resource: 'ipaddresses' }),
+      listServices: async () => (await deps.store('', 'services')!.list('', {})).items,
+    }),
+};
+
 /** Every resource this server serves from storage, core first. */
-export const builtinResources: readonly ResourceDefinition[] = [namespace, configmap, secret, serviceaccount, lease];
+export const builtinResources: readonly ResourceDefinition[] = [
+  namespace,
+  configmap,
+  secret,
+  serviceaccount,
+  services,
+  endpoints,
+  lease,
+];

@@ -75,6 +75,20 @@ export interface StoreConfig {
   tableConvertor?: TableConvertor;
   /** Clock and randomness (tests). */
   now?: () => Date;
+  hooks?: StoreHooks;
+}
+
+/** Store's BeginCreate / AfterDelete / TTLFunc: what a resource does around its writes (allocators, TTLs). */
+export interface StoreHooks {
+  /**
+   * After validation, before the write (upstream runs it first; here the object is defaulted and valid):
+   * allocate what the object needs; the returned finish runs with the write's outcome.
+   */
+  beginCreate?(obj: KubeObject, opts: { dryRun: boolean }): Promise<((success: boolean) => Promise<void>) | void>;
+  /** After an object left storage (not on dry run). */
+  afterDelete?(obj: KubeObject): Promise<void>;
+  /** TTLFunc: the TTL in seconds of a create or update (0: none). */
+  ttl?(obj: KubeObject, update: boolean): number;
 }
 
 export interface CreateOptions {
@@ -131,8 +145,10 @@ export class Store {
   readonly tableConvertor?: TableConvertor;
   private readonly resourcePrefix: string;
   private readonly now: () => Date;
+  readonly hooks: StoreHooks;
 
   constructor(c: StoreConfig) {
+    this.hooks = c.hooks ?? {};
     this.qualifiedResource = c.qualifiedResource;
     this.apiVersion = c.apiVersion;
     this.kind = c.kind;
@@ -203,15 +219,20 @@ export class Store {
       this.validateCreate(obj);
       const name = obj.metadata.name!;
       const key = this.key(obj.metadata.namespace ?? '', name);
+      const finish = (await this.hooks.beginCreate?.(obj, { dryRun: !!opts.dryRun })) ?? undefined;
       if (opts.dryRun) {
         // DryRunnableStorage.Create: the key must not exist.
         const existing = await this.storage.get(key, { ignoreNotFound: true });
+        await finish?.(false);
         if (existing) throw interpretCreateError(newKeyExistsError(key, 0), this.qualifiedResource, name);
         return obj;
       }
       try {
-        return (await this.storage.create(key, obj)) as KubeObject;
+        const out = (await this.storage.create(key, obj, this.hooks.ttl?.(obj, false) ?? 0)) as KubeObject;
+        await finish?.(true);
+        return out;
       } catch (err) {
+        await finish?.(false);
         if (generated && isExist(err) && attempt + 1 < generateNameRetries) continue;
         throw await this.createError(err, key, name);
       }
@@ -305,12 +326,16 @@ export class Store {
         // The stored bytes never carry resourceVersion; the store stamps it.
         const stored = structuredClone(next);
         delete stored.metadata.resourceVersion;
-        return { object: stored };
+        return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
       })) as KubeObject;
       // ShouldDeleteDuringUpdate: the last finalizer removed from an object being deleted.
       if (out.metadata.deletionTimestamp && !out.metadata.finalizers?.length) {
         const deleted = await this.storage
           .delete(key, { uid: out.metadata.uid, resourceVersion: out.metadata.resourceVersion })
+          .then(async (d) => {
+            await this.hooks.afterDelete?.(d as KubeObject);
+            return d;
+          })
           .catch(() => out);
         return { object: deleted as KubeObject, created };
       }
@@ -382,6 +407,7 @@ export class Store {
     if (opts.dryRun) return { deleted: true, object: existing };
     try {
       const out = await this.storage.delete(key, opts.preconditions, undefined, existing);
+      await this.hooks.afterDelete?.(out as KubeObject);
       return { deleted: true, object: out as KubeObject };
     } catch (err) {
       throw interpretDeleteError(err, this.qualifiedResource, name);

@@ -16,6 +16,7 @@ import { AuthenticationOptions } from './authentication.ts';
 import { AuthorizationOptions } from './authorization.ts';
 import { ServerRunOptions } from './run.ts';
 import { EtcdOptions } from './etcd.ts';
+import { ExtraOptions } from './extra.ts';
 import type { StoragePlatform } from '../../storage/storagebackend/open.ts';
 
 /** What ApplyTo may use besides the Config. */
@@ -64,6 +65,7 @@ export function newServerOptionGroups(): OptionsGroup[] {
     new AuthenticationOptions(),
     new AuthorizationOptions(),
     new LogsOptions(),
+    new ExtraOptions(),
   ];
 }
 

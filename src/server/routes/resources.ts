@@ -8,7 +8,14 @@ import { newNotFound, type GroupResource } from '../../endpoints/apierrors.ts';
 import { restHandler, type RESTOptions } from '../../endpoints/handlers/rest.ts';
 import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../../endpoints/responsewriters/status.ts';
 import { newForbidden } from '../../authorization/forbidden.ts';
-import { builtinResources, FinalizerKubernetes, type ResourceDefinition } from '../../registry/core/resources.ts';
+import {
+  builtinResources,
+  FinalizerKubernetes,
+  type ResourceDefinition,
+  type ResourceHookDeps,
+} from '../../registry/core/resources.ts';
+import { reconcileKubernetesService } from '../../registry/core/kubernetesservice.ts';
+import { firstServiceIP, parseCIDR } from '../../registry/core/ipallocator.ts';
 import { formatTime, Store, type KubeObject } from '../../registry/generic/store.ts';
 import type { APIEnv, RouteTarget } from '../mux/container.ts';
 import type { StorageBackend } from '../../storage/storagebackend/open.ts';
@@ -26,6 +33,10 @@ export interface ResourceAPIsConfig {
   minRequestTimeout: number;
   enableDiscovery: boolean;
   externalAddress: string;
+  serviceClusterIPRanges: readonly string[];
+  eventTTLSeconds: number;
+  publicAddress?: string;
+  secureServing?: { bindPort: number };
 }
 
 /** A Config.routeInstallers entry: serves builtinResources when the config has a storage backend. */
@@ -36,11 +47,23 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
   const factory = c.storage.factory;
 
   const stores = new Map<string, Store>();
+  const unserved = new Map<string, Store['storage']>();
+  const hookDeps: ResourceHookDeps = {
+    storage: (gr) => {
+      const key = `${gr.group}/${gr.resource}`;
+      let s = unserved.get(key);
+      if (!s) unserved.set(key, (s = factory.forResource({ groupResource: gr }).storage));
+      return s;
+    },
+    store: (group, resource) => stores.get(`${group}/${resource}`),
+    serviceClusterIPRanges: c.serviceClusterIPRanges,
+    eventTTLSeconds: c.eventTTLSeconds,
+  };
   for (const def of builtinResources) {
     const gr = { group: def.group, resource: def.resource.name };
     const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
     const rs = factory.forResource({ groupResource: gr, newFunc: () => ({ apiVersion, kind: def.resource.kind }) });
-    stores.set(`${def.group}/${def.resource.name}`, newStore(def, rs.storage, rs.resourcePrefix, apiVersion));
+    stores.set(`${def.group}/${def.resource.name}`, newStore(def, rs.storage, rs.resourcePrefix, apiVersion, hookDeps));
   }
   const namespaces = stores.get('/namespaces')!;
   const namespaced = [...stores.values()].filter((s) => s.namespaceScoped);
@@ -83,9 +106,19 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
   // The system namespaces exist from the start (pkg/controlplane/controller/systemnamespaces; `default`
   // by the kubernetes-service bootstrap controller). Not a post-start hook: servers used through
   // fetch() alone never run hooks, and their /readyz must not wait for one.
-  void ensureNamespaces(namespaces, systemNamespaces).catch((err: unknown) =>
-    c.logger.error('Creating the system namespaces failed', { err: String(err) }),
-  );
+  const primaryRange = parseCIDR(c.serviceClusterIPRanges[0] ?? '10.0.0.0/24')!;
+  void ensureNamespaces(namespaces, systemNamespaces)
+    .then(() =>
+      reconcileKubernetesService(stores.get('/services')!, stores.get('/endpoints'), {
+        serviceIP: firstServiceIP(primaryRange),
+        servicePort: 443,
+        publicServicePort: c.secureServing?.bindPort || 443,
+        publicIP: c.publicAddress,
+      }),
+    )
+    .catch((err: unknown) =>
+      c.logger.error('Creating the system namespaces and the kubernetes service failed', { err: String(err) }),
+    );
 
   for (const group of groupInfos()) {
     const r = new Hono<APIEnv>({ strict: false });
@@ -109,8 +142,10 @@ function newStore(
   storage: Store['storage'],
   resourcePrefix: string,
   apiVersion: string,
+  deps: ResourceHookDeps,
 ): Store {
   return new Store({
+    hooks: def.hooks?.(deps),
     qualifiedResource: { group: def.group, resource: def.resource.name },
     apiVersion,
     kind: def.resource.kind,

@@ -1,0 +1,108 @@
+// The `kubernetes` service in `default` (pkg/controlplane/controller/kubernetesservice/controller.go
+// and the endpoint reconciler of pkg/controlplane/reconcilers): port 443 named https, the first IP of
+// the service range, targetPort the secure port; its Endpoints list the advertise address. Created
+// when missing, put back when changed (reconcile).
+
+import { StatusError } from '../../endpoints/responsewriters/status.ts';
+import type { KubeObject, Store } from '../generic/store.ts';
+import type { ServiceSpec } from './services.ts';
+
+export interface KubernetesServiceConfig {
+  /** The first IP of the primary service range (controlplane.ServiceIPRange). */
+  serviceIP: string;
+  /** The service's port (443). */
+  servicePort: number;
+  /** The secure port the apiserver listens on (targetPort, and the endpoint's port). */
+  publicServicePort: number;
+  /** The advertise address (Endpoints' address); none: no Endpoints object. */
+  publicIP?: string;
+}
+
+const isReason = (err: unknown, reason: string) => err instanceof StatusError && err.status.reason === reason;
+
+function desiredSpec(c: KubernetesServiceConfig): ServiceSpec {
+  return {
+    ports: [{ name: 'https', protocol: 'TCP', port: c.servicePort, targetPort: c.publicServicePort }],
+    clusterIP: c.serviceIP,
+    sessionAffinity: 'None',
+    type: 'ClusterIP',
+  };
+}
+
+/** CreateOrUpdateMasterServiceIfNeeded with reconcile, then the endpoints reconciler. */
+export async function reconcileKubernetesService(
+  services: Store,
+  endpoints: Store | undefined,
+  c: KubernetesServiceConfig,
+): Promise<void> {
+  const want = desiredSpec(c);
+  let existing: KubeObject | undefined;
+  try {
+    existing = await services.get('default', 'kubernetes');
+  } catch (err) {
+    if (!isReason(err, 'NotFound')) throw err;
+  }
+  if (!existing) {
+    try {
+      await services.create(
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: {
+            name: 'kubernetes',
+            namespace: 'default',
+            labels: { provider: 'kubernetes', component: 'apiserver' },
+          },
+          spec: want,
+        },
+        { namespace: 'default' },
+      );
+    } catch (err) {
+      if (!isReason(err, 'AlreadyExists')) throw err;
+    }
+  } else {
+    // getMasterServiceUpdateIfNeeded: the ports and type are ours.
+    const s = (existing.spec ?? {}) as ServiceSpec;
+    const port = s.ports?.[0];
+    const drift =
+      s.type !== 'ClusterIP' ||
+      s.ports?.length !== 1 ||
+      port?.name !== 'https' ||
+      port.port !== c.servicePort ||
+      port.targetPort !== c.publicServicePort ||
+      port.protocol !== 'TCP';
+    if (drift) {
+      const next = structuredClone(existing);
+      next.spec = { ...s, type: 'ClusterIP', ports: want.ports };
+      await services.update('kubernetes', next, { namespace: 'default' });
+    }
+  }
+  if (!endpoints || !c.publicIP) return;
+  const subsets = [
+    { addresses: [{ ip: c.publicIP }], ports: [{ name: 'https', port: c.publicServicePort, protocol: 'TCP' }] },
+  ];
+  let ep: KubeObject | undefined;
+  try {
+    ep = await endpoints.get('default', 'kubernetes');
+  } catch (err) {
+    if (!isReason(err, 'NotFound')) throw err;
+  }
+  if (ep && JSON.stringify(ep.subsets) === JSON.stringify(subsets)) return;
+  const obj: KubeObject = ep
+    ? { ...structuredClone(ep), subsets }
+    : {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: {
+          name: 'kubernetes',
+          namespace: 'default',
+          labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
+        },
+        subsets,
+      };
+  if (ep) await endpoints.update('kubernetes', obj, { namespace: 'default' });
+  else
+    await endpoints.create(obj, { namespace: 'default' }).catch((err: unknown) => {
+      if (!isReason(err, 'AlreadyExists')) throw err;
+    });
+}
