@@ -71,7 +71,6 @@ function setDefaults(obj: KubeObject): void {
   else if (!s.clusterIP && s.clusterIPs?.length) s.clusterIP = s.clusterIPs[0];
 }
 
-const portNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 function validatePort(p: ServicePort, path: Path, requireName: boolean): ErrorList {
   const errs: ErrorList = [];
