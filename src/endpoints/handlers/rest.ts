@@ -38,6 +38,8 @@ export interface RESTOptions {
   minRequestTimeoutSeconds: number;
   /** Admission before a create (the validating plugins, NamespaceLifecycle first). */
   admitCreate?: (namespace: string, name: string) => Promise<void>;
+  /** The subresources served through the resource's Store (`status`, `finalize`) and their verbs. */
+  subresources?: readonly { name: string; verbs: readonly string[] }[];
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?: (name: string) => Promise<KubeObject>;
 }
@@ -47,9 +49,9 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
   const { store } = o;
   return async (ctx) => {
     const info = ctx.requestInfo;
-    // No subresources are served yet: go-restful finds no route.
-    if (!info || info.subresource) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
+    if (!info) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
     const ns = info.namespace;
+    if (info.subresource) return subresourceResponse(ctx, o, info.subresource, info.verb, ns, info.name);
     switch (info.verb) {
       case 'get': {
         const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
@@ -98,6 +100,43 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         return statusResponse(ctx, newMethodNotSupported(store.qualifiedResource, info.verb).status);
     }
   };
+}
+
+/**
+ * A subresource sharing the resource's Store (status, finalize): get reads the object, update and
+ * patch write through the subresource's strategy. Other verbs have no route (go-restful's 405), an
+ * unknown subresource none at all (404).
+ */
+async function subresourceResponse(
+  ctx: RequestContext,
+  o: RESTOptions,
+  sub: string,
+  verb: string,
+  ns: string,
+  name: string,
+): Promise<Response> {
+  const served = o.subresources?.find((s) => s.name === sub);
+  if (!served || !name) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
+  if (!served.verbs.includes(verb))
+    return statusResponse(ctx, {
+      status: 'Failure',
+      message: 'the server does not allow this method on the requested resource',
+      reason: 'MethodNotAllowed',
+      details: { causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }] },
+      code: 405,
+    });
+  switch (verb) {
+    case 'get':
+      return objectResponse(ctx, o, await o.store.get(ns, name), 200);
+    case 'update': {
+      const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+      checkName(obj, name, ns);
+      const r = await o.store.update(name, obj, { namespace: ns, dryRun: dryRun(ctx), subresource: sub });
+      return objectResponse(ctx, o, r.object, 200);
+    }
+    default:
+      return patchResponse(ctx, o, ns, name, sub);
+  }
 }
 
 function dryRun(ctx: RequestContext): boolean {
@@ -195,7 +234,13 @@ const patchTypes = [
 ];
 
 /** handlers/patch.go: json, merge and strategic merge patches applied inside the optimistic update loop. */
-async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, name: string): Promise<Response> {
+async function patchResponse(
+  ctx: RequestContext,
+  o: RESTOptions,
+  ns: string,
+  name: string,
+  subresource?: string,
+): Promise<Response> {
   const contentType = (ctx.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (!patchTypes.includes(contentType)) {
     throw new StatusError({
@@ -252,7 +297,7 @@ async function patchResponse(ctx: RequestContext, o: RESTOptions, ns: string, na
   // A patch without a resourceVersion applies to the object it was computed on.
   if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
   checkName(patched, name, ns);
-  const r = await store.update(name, patched, { namespace: ns, dryRun: dryRun(ctx) });
+  const r = await store.update(name, patched, { namespace: ns, dryRun: dryRun(ctx), subresource });
   return objectResponse(ctx, o, r.object, 200);
 }
 

@@ -31,6 +31,8 @@ export interface ResourceInfo {
   verbs: string[];
   shortNames?: string[];
   categories?: string[];
+  /** Subresources served through the resource's Store (strategy.subresources), as discovery lists them. */
+  subresources?: { name: string; kind: string; verbs: string[] }[];
 }
 
 /** Everything needed to serve one resource. */
@@ -107,6 +109,22 @@ function validateImmutable(obj: KubeObject, old: KubeObject, fields: string[]): 
 
 export const FinalizerKubernetes = 'kubernetes';
 
+/** validateFinalizerName over spec.finalizers (indexed in ValidateNamespaceFinalizeUpdate). */
+function validateNamespaceFinalizers(obj: KubeObject, indexed: boolean): ErrorList {
+  const errs: ErrorList = [];
+  ((obj.spec as { finalizers?: string[] })?.finalizers ?? []).forEach((f, i) => {
+    if (f !== FinalizerKubernetes && !f.includes('/'))
+      errs.push(
+        invalid(
+          indexed ? Path.of('spec', 'finalizers').index(i) : Path.of('spec', 'finalizers'),
+          f,
+          'name is neither a standard finalizer name nor is it fully qualified',
+        ),
+      );
+  });
+  return errs;
+}
+
 const namespace: ResourceDefinition = {
   group: '',
   version: 'v1',
@@ -117,6 +135,10 @@ const namespace: ResourceDefinition = {
     kind: 'Namespace',
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     shortNames: ['ns'],
+    subresources: [
+      { name: 'finalize', kind: 'Namespace', verbs: ['update'] },
+      { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+    ],
   },
   listKind: 'NamespaceList',
   strategy: {
@@ -135,19 +157,44 @@ const namespace: ResourceDefinition = {
       obj.status = old.status;
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
     },
-    validate(obj) {
-      const errs: ErrorList = [];
-      for (const f of (obj.spec as { finalizers?: string[] })?.finalizers ?? []) {
-        if (f !== FinalizerKubernetes && !f.includes('/'))
-          errs.push(
-            invalid(
-              Path.of('spec', 'finalizers'),
-              f,
-              'name is neither a standard finalizer name nor is it fully qualified',
-            ),
-          );
-      }
-      return errs;
+    validate: (obj) => validateNamespaceFinalizers(obj, false),
+    // ShouldDeleteNamespaceDuringUpdate: gone once being deleted with no finalizer of either kind left.
+    shouldDeleteDuringUpdate: (obj) =>
+      !!obj.metadata.deletionTimestamp &&
+      !obj.metadata.finalizers?.length &&
+      !(obj.spec as { finalizers?: string[] } | undefined)?.finalizers?.length,
+    subresources: {
+      // namespaceStatusStrategy: only status changes; its phase follows deletionTimestamp.
+      status: {
+        prepareForUpdate(obj, old) {
+          obj.spec = old.spec;
+        },
+        validateUpdate(obj) {
+          const phase = (obj.status as { phase?: string } | undefined)?.phase ?? '';
+          if (!obj.metadata.deletionTimestamp) {
+            if (phase !== 'Active')
+              return [
+                invalid(Path.of('status', 'Phase'), phase, "may only be 'Active' if `deletionTimestamp` is empty"),
+              ];
+          } else if (phase !== 'Terminating')
+            return [
+              invalid(
+                Path.of('status', 'Phase'),
+                phase,
+                "may only be 'Terminating' if `deletionTimestamp` is not empty",
+              ),
+            ];
+          return [];
+        },
+      },
+      // namespaceFinalizeStrategy: spec.finalizers change, status stays.
+      finalize: {
+        prepareForUpdate(obj, old) {
+          obj.status = old.status;
+          obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+        },
+        validateUpdate: (obj) => validateNamespaceFinalizers(obj, true),
+      },
     },
   },
   kindInfo: {

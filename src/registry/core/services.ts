@@ -71,7 +71,6 @@ function setDefaults(obj: KubeObject): void {
   else if (!s.clusterIP && s.clusterIPs?.length) s.clusterIP = s.clusterIPs[0];
 }
 
-
 function validatePort(p: ServicePort, path: Path, requireName: boolean): ErrorList {
   const errs: ErrorList = [];
   if (requireName && !p.name) errs.push(required(path.child('name')));
@@ -169,6 +168,24 @@ function validateServiceUpdate(obj: KubeObject, old: KubeObject): ErrorList {
     s.clusterIPs?.[0] !== o.clusterIPs?.[0]
   )
     errs.push(invalid(Path.of('spec', 'clusterIPs').index(0), s.clusterIPs ?? [], 'may not change once set'));
+  return errs;
+}
+
+/** ValidateServiceStatusUpdate: load balancer ingress IPs are IPs. */
+function validateServiceStatus(obj: KubeObject): ErrorList {
+  const errs: ErrorList = [];
+  const ingress =
+    ((obj.status ?? {}) as { loadBalancer?: { ingress?: { ip?: string }[] } }).loadBalancer?.ingress ?? [];
+  ingress.forEach((ing, i) => {
+    if (ing.ip && !parseIP(ing.ip))
+      errs.push(
+        invalid(
+          Path.of('status', 'loadBalancer', 'ingress').index(i).child('ip'),
+          ing.ip,
+          'must be a valid IP address',
+        ),
+      );
+  });
   return errs;
 }
 
@@ -473,6 +490,7 @@ export const service: ResourceDefinition = {
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     shortNames: ['svc'],
     categories: ['all'],
+    subresources: [{ name: 'status', kind: 'Service', verbs: ['get', 'patch', 'update'] }],
   },
   listKind: 'ServiceList',
   strategy: {
@@ -491,6 +509,15 @@ export const service: ResourceDefinition = {
     },
     validate: validateService,
     validateUpdate: validateServiceUpdate,
+    subresources: {
+      // serviceStatusStrategy: status changes are not allowed to update spec.
+      status: {
+        prepareForUpdate(obj, old) {
+          obj.spec = old.spec;
+        },
+        validateUpdate: validateServiceStatus,
+      },
+    },
   },
   kindInfo: {
     group: '',

@@ -56,6 +56,13 @@ export interface Strategy {
   /** Canonicalize: normalise after validation. */
   canonicalize?(obj: KubeObject): void;
   allowCreateOnUpdate?: boolean;
+  /** ShouldDeleteDuringUpdate (default: being deleted and no finalizers left). */
+  shouldDeleteDuringUpdate?(obj: KubeObject): boolean;
+  /**
+   * The update strategies of subresources (`status`, `finalize`): what an update through them may
+   * change (upstream's statusStrategy and finalizeStrategy). Never create on update.
+   */
+  subresources?: Record<string, Pick<Strategy, 'prepareForUpdate' | 'validateUpdate'>>;
   allowUnconditionalUpdate?: boolean;
   /** Field selector attributes beyond metadata.name/namespace. */
   getAttrs?: AttrFunc;
@@ -99,6 +106,8 @@ export interface CreateOptions {
 export interface UpdateOptions {
   namespace: string;
   dryRun?: boolean;
+  /** Update through a subresource's strategy (`status`, `finalize`). */
+  subresource?: string;
 }
 
 export interface DeleteOptions {
@@ -292,7 +301,7 @@ export class Store {
       created = false;
       const newRV = obj.metadata.resourceVersion ?? '';
       if (!existing) {
-        if (!this.strategy.allowCreateOnUpdate) throw newNotFound(this.qualifiedResource, name);
+        if (!this.strategy.allowCreateOnUpdate || opts.subresource) throw newNotFound(this.qualifiedResource, name);
         if (newRV) throw newNotFound(this.qualifiedResource, name);
         const fresh = structuredClone(obj);
         this.beforeCreate(fresh, opts.namespace);
@@ -311,7 +320,7 @@ export class Store {
       } else if (newRV !== existingRV) {
         throw newConflict(this.qualifiedResource, name, new Error(OptimisticLockErrorMsg));
       }
-      this.beforeUpdate(next, existing, opts.namespace);
+      this.beforeUpdate(next, existing, opts.namespace, opts.subresource);
       return next;
     };
 
@@ -329,7 +338,10 @@ export class Store {
         return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
       })) as KubeObject;
       // ShouldDeleteDuringUpdate: the last finalizer removed from an object being deleted.
-      if (out.metadata.deletionTimestamp && !out.metadata.finalizers?.length) {
+      const shouldDelete =
+        this.strategy.shouldDeleteDuringUpdate ??
+        ((o: KubeObject) => !!o.metadata.deletionTimestamp && !o.metadata.finalizers?.length);
+      if (shouldDelete(out)) {
         const deleted = await this.storage
           .delete(key, { uid: out.metadata.uid, resourceVersion: out.metadata.resourceVersion })
           .then(async (d) => {
@@ -348,20 +360,21 @@ export class Store {
   }
 
   /** rest.BeforeUpdate. */
-  private beforeUpdate(obj: KubeObject, old: KubeObject, namespace: string): void {
+  private beforeUpdate(obj: KubeObject, old: KubeObject, namespace: string, subresource?: string): void {
+    const strategy = subresource ? (this.strategy.subresources?.[subresource] ?? {}) : this.strategy;
     const meta = obj.metadata;
     this.setNamespace(meta, namespace);
     // Requests cannot change generation, creationTimestamp, deletionTimestamp or the grace period.
     if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
     else delete meta.generation;
-    this.strategy.prepareForUpdate?.(obj, old);
+    strategy.prepareForUpdate?.(obj, old);
     if (!meta.uid) meta.uid = old.metadata.uid;
     if (old.metadata.creationTimestamp) meta.creationTimestamp = old.metadata.creationTimestamp;
     if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
     if (old.metadata.deletionGracePeriodSeconds !== undefined)
       meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
     const errs = validateObjectMetaUpdate(meta, old.metadata);
-    errs.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
+    errs.push(...(strategy.validateUpdate?.(obj, old) ?? []));
     if (errs.length) throw newInvalid(this.groupKind, meta.name ?? '', errs);
     this.strategy.canonicalize?.(obj);
   }

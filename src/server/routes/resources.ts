@@ -98,6 +98,7 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
       maxRequestBodyBytes: c.maxRequestBodyBytes,
       minRequestTimeoutSeconds: c.minRequestTimeout,
       admitCreate: (namespace, name) => admitCreate(store, namespace, name),
+      subresources: def.resource.subresources,
     };
     if (store === namespaces) opts.deleteOverride = (name) => deleteNamespace(namespaces, namespaced, name);
     handlers.set(key, restHandler(opts));
