@@ -21,7 +21,15 @@ import { APIServerMetrics } from '../metrics/apiserver.ts';
 import { installMetrics } from '../metrics/routes.ts';
 import { installFlowControlDebug } from '../flowcontrol/debug.ts';
 import { installDiscovery } from '../endpoints/discovery/discovery.ts';
-import { installResourceAPIs } from './routes/resources.ts';
+import {
+  defaultAdmissionPlugins,
+  defaultControllers,
+  installResourceAPIs,
+  type AdmissionPluginFactory,
+} from './routes/resources.ts';
+import type { Controller } from './controllers/controller.ts';
+import { builtinResources } from '../registry/core/resources.ts';
+import { ResourceRegistry, type ResourceDefinition } from '../registry/rest/registry.ts';
 import type { FlowControl } from '../flowcontrol/controller.ts';
 import type { RouteTarget } from './mux/container.ts';
 import { GenericAPIServer, type DelegationTarget, type PostStartHookFunc } from './genericapiserver.ts';
@@ -117,6 +125,17 @@ export interface Config {
   eventTTLSeconds: number;
   /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
   storage?: import('../storage/storagebackend/open.ts').StorageBackend;
+  /** The resources served from `storage` (built-in groups add theirs here). */
+  resourceDefinitions: ResourceDefinition[];
+  /**
+   * The served resources' Stores (complete() makes it from `storage` and `resourceDefinitions`
+   * when unset): what the REST routes serve and what controllers and authorizers read.
+   */
+  resources?: ResourceRegistry;
+  /** Admission plugins in order, each built over the registry (NamespaceLifecycle first). */
+  admissionPlugins: AdmissionPluginFactory[];
+  /** Controllers run over the registry while the server lives. */
+  controllers: Controller[];
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
@@ -156,6 +175,9 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     serviceClusterIPRanges: ['10.0.0.0/24'],
     eventTTLSeconds: 3600,
     routeInstallers: [installMetrics, installDiscovery, installFlowControlDebug, installResourceAPIs],
+    resourceDefinitions: [...builtinResources],
+    admissionPlugins: defaultAdmissionPlugins(),
+    controllers: defaultControllers(),
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),
@@ -196,7 +218,15 @@ export function complete(config: Config): CompletedConfig {
   const { authentication: a, authorization: z } = config;
   const authenticator = authorizeClientBearerToken(config.loopbackToken, a.authenticator, z.authorizer);
   const authentication = authenticator === a.authenticator ? a : { ...a, authenticator };
-  return { ...config, externalAddress, authentication, completed: true };
+  const resources =
+    config.resources ??
+    (config.storage
+      ? new ResourceRegistry(config.storage.factory, config.resourceDefinitions, {
+          serviceClusterIPRanges: config.serviceClusterIPRanges,
+          eventTTLSeconds: config.eventTTLSeconds,
+        })
+      : undefined);
+  return { ...config, externalAddress, authentication, resources, completed: true };
 }
 
 /** Whether Go's net.SplitHostPort accepts `addr` (`host:port`, `[v6]:port`). */

@@ -247,6 +247,11 @@ async function serveAggregated(
   return new Response(body as BodyInit, { headers });
 }
 
+/** Drops the cached documents after a group's resources changed in place (resources added at run time). */
+export function refreshDiscovery(server: DiscoveryTarget): void {
+  stateOf(server).cache.clear();
+}
+
 /** Installs `/apis` (the root group list) once; called by installAPIGroup and at New(). */
 export function installDiscovery(server: DiscoveryTarget): void {
   const s = stateOf(server);

@@ -16,9 +16,11 @@ import { parseLabelSelector, SelectorParseError } from '../../storage/selection/
 import { applyJSONPatch, decodePatch, JSONPatchError } from '../../util/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../util/patch/mergepatch.ts';
 import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts';
-import type { KubeObject, Store } from '../../registry/generic/store.ts';
+import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../registry/generic/store.ts';
 import { newBadRequest, newMethodNotSupported } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
+import type { AdmissionChain } from '../../admission/chain.ts';
+import type { Attributes, Operation } from '../../admission/interfaces.ts';
 import {
   errorNegotiated,
   goJSON,
@@ -36,8 +38,8 @@ export interface RESTOptions {
   maxRequestBodyBytes: number;
   /** `--min-request-timeout`: a watch without timeoutSeconds lasts [min, 2·min) seconds. */
   minRequestTimeoutSeconds: number;
-  /** Admission before a create (the validating plugins, NamespaceLifecycle first). */
-  admitCreate?: (namespace: string, name: string) => Promise<void>;
+  /** The admission chain every write goes through (NamespaceLifecycle first). */
+  admission?: AdmissionChain;
   /** The subresources served through the resource's Store (`status`, `finalize`) and their verbs. */
   subresources?: readonly { name: string; verbs: readonly string[] }[];
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
@@ -63,21 +65,39 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
       case 'create': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
-        // Admission sees the URL's namespace; a body naming another is refused by the store (BeforeCreate).
-        await o.admitCreate?.(ns || obj.metadata?.namespace || '', obj.metadata?.name ?? '');
-        const out = await store.create(obj, { namespace: ns, dryRun: dryRun(ctx) });
+        const dry = dryRun(ctx);
+        const attrs = (object: KubeObject): Attributes =>
+          admissionAttributes(
+            ctx,
+            o,
+            'CREATE',
+            // The URL's namespace; a body naming another is refused by the store (BeforeCreate).
+            ns || object.metadata?.namespace || '',
+            object.metadata?.name ?? '',
+            dry,
+            object,
+          );
+        await o.admission?.admit(attrs(obj));
+        const validation = o.admission && ((v: KubeObject) => o.admission!.validate(attrs(v)));
+        const out = await store.create(obj, { namespace: ns, dryRun: dry, validation });
         return objectResponse(ctx, o, out, 201);
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
         checkName(obj, info.name, ns);
-        const r = await store.update(info.name, obj, { namespace: ns, dryRun: dryRun(ctx) });
+        const r = await store.update(info.name, obj, updateOptions(ctx, o, ns, info.name));
         return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
       }
       case 'patch':
         return patchResponse(ctx, o, ns, info.name);
       case 'delete': {
         const opts = await deleteOptions(ctx, o);
+        if (o.admission) {
+          const attrs = (old?: KubeObject) =>
+            admissionAttributes(ctx, o, 'DELETE', ns, info.name, opts.dryRun, undefined, old);
+          await o.admission.admit(attrs());
+          opts.validation = (old) => o.admission!.validate(attrs(old));
+        }
         if (o.deleteOverride && !opts.dryRun) return objectResponse(ctx, o, await o.deleteOverride(info.name), 200);
         const r = await store.delete(info.name, { namespace: ns, ...opts });
         if (!r.deleted) return objectResponse(ctx, o, r.object, 200);
@@ -93,6 +113,23 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       }
       case 'deletecollection': {
         const opts = await deleteOptions(ctx, o);
+        if (o.admission) {
+          const chain = o.admission;
+          const attrs = (old: KubeObject) =>
+            admissionAttributes(
+              ctx,
+              o,
+              'DELETE',
+              old.metadata.namespace ?? ns,
+              old.metadata.name ?? '',
+              opts.dryRun,
+              undefined,
+              old,
+            );
+          // Upstream admits the collection delete once, with no name, then validates each item.
+          await chain.admit(admissionAttributes(ctx, o, 'DELETE', ns, '', opts.dryRun));
+          opts.validation = (old) => chain.validate(attrs(old));
+        }
         const list = await store.deleteCollection({ namespace: ns, ...opts }, listOptions(ctx, o));
         return listResponse(ctx, o, list);
       }
@@ -131,12 +168,62 @@ async function subresourceResponse(
     case 'update': {
       const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
       checkName(obj, name, ns);
-      const r = await o.store.update(name, obj, { namespace: ns, dryRun: dryRun(ctx), subresource: sub });
+      const r = await o.store.update(name, obj, updateOptions(ctx, o, ns, name, sub));
       return objectResponse(ctx, o, r.object, 200);
     }
     default:
       return patchResponse(ctx, o, ns, name, sub);
   }
+}
+
+/** admission.NewAttributesRecord for this request. */
+function admissionAttributes(
+  ctx: RequestContext,
+  o: RESTOptions,
+  operation: Operation,
+  namespace: string,
+  name: string,
+  dryRun: boolean,
+  object?: KubeObject,
+  oldObject?: KubeObject,
+): Attributes {
+  const { store } = o;
+  const { group, resource } = store.qualifiedResource;
+  const version = store.apiVersion.slice(store.apiVersion.indexOf('/') + 1);
+  return {
+    operation,
+    kind: { group, version, kind: store.kind },
+    resource: { group, version, resource },
+    subresource: ctx.requestInfo?.subresource ?? '',
+    namespace,
+    name,
+    object,
+    oldObject,
+    dryRun,
+    userInfo: ctx.user,
+  };
+}
+
+/** Update (and patch) options: dry run, and admission with the stored object inside the update loop. */
+function updateOptions(
+  ctx: RequestContext,
+  o: RESTOptions,
+  ns: string,
+  name: string,
+  subresource?: string,
+): UpdateOptions {
+  const dry = dryRun(ctx);
+  const chain = o.admission;
+  if (!chain) return { namespace: ns, dryRun: dry, subresource };
+  const attrs = (obj: KubeObject, old: KubeObject | undefined) =>
+    admissionAttributes(ctx, o, old ? 'UPDATE' : 'CREATE', ns, name, dry, obj, old);
+  return {
+    namespace: ns,
+    dryRun: dry,
+    subresource,
+    admit: (obj, old) => chain.admit(attrs(obj, old)),
+    validation: (obj, old) => chain.validate(attrs(obj, old)),
+  };
 }
 
 function dryRun(ctx: RequestContext): boolean {
@@ -200,11 +287,7 @@ function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
 async function deleteOptions(
   ctx: RequestContext,
   o: RESTOptions,
-): Promise<{
-  dryRun: boolean;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: string;
-}> {
+): Promise<Omit<DeleteOptions, 'namespace'> & { dryRun: boolean }> {
   let body: Record<string, unknown> = {};
   const bytes = await readBody(ctx, o.maxRequestBodyBytes);
   if (bytes.length > 0) {
@@ -297,7 +380,7 @@ async function patchResponse(
   // A patch without a resourceVersion applies to the object it was computed on.
   if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
   checkName(patched, name, ns);
-  const r = await store.update(name, patched, { namespace: ns, dryRun: dryRun(ctx), subresource });
+  const r = await store.update(name, patched, updateOptions(ctx, o, ns, name, subresource));
   return objectResponse(ctx, o, r.object, 200);
 }
 

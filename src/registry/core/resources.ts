@@ -2,7 +2,7 @@
 // serviceaccounts, coordination.k8s.io/v1 leases. Strategies follow kube's pkg/registry/core/*/strategy.go
 // and validation pkg/apis/core/validation/validation.go; columns follow pkg/printers/internalversion.
 
-import { objectMetaFields, type KindInfo, type KnownFields } from '../../endpoints/handlers/decode.ts';
+import { objectMetaFields, type KnownFields } from '../../endpoints/handlers/decode.ts';
 import { objectMetaSchema, type Schema } from '../../util/protobuf.ts';
 import {
   forbidden,
@@ -15,50 +15,13 @@ import {
 } from '../../util/validation/field.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
-import type { Interface } from '../../storage/interfaces.ts';
-import type { GroupResource } from '../../endpoints/apierrors.ts';
-import type { KubeObject, Store, StoreHooks, Strategy } from '../generic/store.ts';
+import { formatTime, type KubeObject } from '../generic/store.ts';
+import type { ResourceDefinition, ResourceRegistry } from '../rest/registry.ts';
+import { age, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
 import { endpoints } from './endpoints.ts';
 import { service, serviceAllocator } from './services.ts';
-import { age, nameColumn, type TableColumnDefinition, type TableConvertor } from '../generic/table.ts';
 
-/** What discovery lists of a resource (metav1.APIResource). */
-export interface ResourceInfo {
-  name: string;
-  singularName: string;
-  namespaced: boolean;
-  kind: string;
-  verbs: string[];
-  shortNames?: string[];
-  categories?: string[];
-  /** Subresources served through the resource's Store (strategy.subresources), as discovery lists them. */
-  subresources?: { name: string; kind: string; verbs: string[] }[];
-}
-
-/** Everything needed to serve one resource. */
-export interface ResourceDefinition {
-  group: string;
-  version: string;
-  resource: ResourceInfo;
-  listKind: string;
-  strategy: Strategy;
-  kindInfo: KindInfo;
-  table: TableConvertor;
-  /** The Store's hooks (allocators, TTLs), made once the other stores and the storage exist. */
-  hooks?: (deps: ResourceHookDeps) => StoreHooks;
-}
-
-/** What a resource's hooks may use. */
-export interface ResourceHookDeps {
-  /** Storage of a resource that is not served (IP addresses), keyed as upstream. */
-  storage(gr: GroupResource): Interface;
-  /** A served resource's Store (looked up when the hook runs). */
-  store(group: string, resource: string): Store | undefined;
-  /** `--service-cluster-ip-range`, primary first. */
-  serviceClusterIPRanges: readonly string[];
-  /** `--event-ttl` in seconds. */
-  eventTTLSeconds: number;
-}
+export type { ResourceDefinition, ResourceHookDeps, ResourceInfo } from '../rest/registry.ts';
 
 const col = (name: string, type: string, description: string, priority = 0): TableColumnDefinition => ({
   name,
@@ -216,7 +179,27 @@ const namespace: ResourceDefinition = {
       age(obj, now),
     ],
   },
+  deleteOverride: markNamespaceTerminating,
 };
+
+/**
+ * Namespace deletion (pkg/registry/core/namespace/storage/storage.go Delete): the namespace turns
+ * Terminating with a deletionTimestamp and is answered as is; the namespace controller deletes
+ * its contents, then the namespace.
+ */
+async function markNamespaceTerminating(registry: ResourceRegistry, name: string): Promise<KubeObject> {
+  const namespaces = registry.store('', 'namespaces')!;
+  const existing = await namespaces.get('', name);
+  if (existing.metadata.deletionTimestamp) return existing;
+  return (await namespaces.storage.guaranteedUpdate(namespaces.key('', name), false, undefined, (input) => {
+    const next = structuredClone(input) as KubeObject;
+    next.metadata.deletionTimestamp ??= formatTime(new Date());
+    next.metadata.deletionGracePeriodSeconds ??= 0;
+    next.status = { ...(next.status as object), phase: 'Terminating' };
+    delete next.metadata.resourceVersion;
+    return { object: next };
+  })) as KubeObject;
+}
 
 // --- configmaps ---
 
@@ -452,7 +435,7 @@ const services: ResourceDefinition = {
     serviceAllocator({
       ranges: deps.serviceClusterIPRanges,
       ipAddresses: deps.storage({ group: 'networking.k8s.io', resource: 'ipaddresses' }),
-      listServices: async () => (await deps.store('', 'services')!.list('', {})).items,
+      listServices: async () => (await deps.registry.store('', 'services')!.list('', {})).items,
     }),
 };
 

@@ -98,9 +98,17 @@ export interface StoreHooks {
   ttl?(obj: KubeObject, update: boolean): number;
 }
 
+/** rest.ValidateObjectFunc: validating admission on the object about to be stored. */
+export type ValidateObjectFunc = (obj: KubeObject) => Promise<void> | void;
+
+/** Admission inside an update: `old` is undefined when the update creates the object. */
+export type UpdateAdmissionFunc = (obj: KubeObject, old: KubeObject | undefined) => Promise<void> | void;
+
 export interface CreateOptions {
   namespace: string;
   dryRun?: boolean;
+  /** createValidation: runs after the strategy, before the write. */
+  validation?: ValidateObjectFunc;
 }
 
 export interface UpdateOptions {
@@ -108,11 +116,17 @@ export interface UpdateOptions {
   dryRun?: boolean;
   /** Update through a subresource's strategy (`status`, `finalize`). */
   subresource?: string;
+  /** Mutating admission on the new object with the stored one (upstream: objInfo's transformers). */
+  admit?: UpdateAdmissionFunc;
+  /** updateValidation (or createValidation, on create-on-update): after the strategy, before the write. */
+  validation?: UpdateAdmissionFunc;
 }
 
 export interface DeleteOptions {
   namespace: string;
   dryRun?: boolean;
+  /** deleteValidation: on the stored object, after the preconditions, before anything is written. */
+  validation?: ValidateObjectFunc;
   preconditions?: Preconditions;
   /** metav1.DeletionPropagation: Orphan | Background | Foreground. */
   propagationPolicy?: string;
@@ -226,6 +240,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       this.validateCreate(obj);
+      await opts.validation?.(obj);
       const name = obj.metadata.name!;
       const key = this.key(obj.metadata.namespace ?? '', name);
       const finish = (await this.hooks.beginCreate?.(obj, { dryRun: !!opts.dryRun })) ?? undefined;
@@ -297,19 +312,22 @@ export class Store {
     obj.metadata ??= {};
     const key = this.key(opts.namespace, name);
     let created = false;
-    const tryUpdate = (existing: KubeObject | undefined): KubeObject => {
+    const tryUpdate = async (existing: KubeObject | undefined): Promise<KubeObject> => {
       created = false;
       const newRV = obj.metadata.resourceVersion ?? '';
       if (!existing) {
         if (!this.strategy.allowCreateOnUpdate || opts.subresource) throw newNotFound(this.qualifiedResource, name);
         if (newRV) throw newNotFound(this.qualifiedResource, name);
         const fresh = structuredClone(obj);
+        await opts.admit?.(fresh, undefined);
         this.beforeCreate(fresh, opts.namespace);
         this.validateCreate(fresh);
+        await opts.validation?.(fresh, undefined);
         created = true;
         return fresh;
       }
       const next = structuredClone(obj);
+      await opts.admit?.(next, existing);
       const existingRV = existing.metadata.resourceVersion ?? '';
       if (!newRV) {
         if (!this.strategy.allowUnconditionalUpdate)
@@ -321,17 +339,18 @@ export class Store {
         throw newConflict(this.qualifiedResource, name, new Error(OptimisticLockErrorMsg));
       }
       this.beforeUpdate(next, existing, opts.namespace, opts.subresource);
+      await opts.validation?.(next, existing);
       return next;
     };
 
     if (opts.dryRun) {
       const existing = (await this.storage.get(key, { ignoreNotFound: true })) as KubeObject | undefined;
-      const out = tryUpdate(existing);
+      const out = await tryUpdate(existing);
       return { object: out, created };
     }
     try {
-      const out = (await this.storage.guaranteedUpdate(key, true, undefined, (input, res) => {
-        const next = tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
+      const out = (await this.storage.guaranteedUpdate(key, true, undefined, async (input, res) => {
+        const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
         // The stored bytes never carry resourceVersion; the store stamps it.
         const stored = structuredClone(next);
         delete stored.metadata.resourceVersion;
@@ -392,6 +411,7 @@ export class Store {
       throw interpretDeleteError(err, this.qualifiedResource, name);
     }
     this.checkPreconditions(name, opts.preconditions, existing);
+    await opts.validation?.(existing);
     const finalizers = new Set(existing.metadata.finalizers ?? []);
     if (opts.propagationPolicy === 'Orphan') finalizers.add(FinalizerOrphanDependents);
     if (opts.propagationPolicy === 'Foreground') finalizers.add(FinalizerDeleteDependents);

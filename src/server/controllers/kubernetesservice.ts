@@ -1,21 +1,57 @@
 // The `kubernetes` service in `default` (pkg/controlplane/controller/kubernetesservice/controller.go
 // and the endpoint reconciler of pkg/controlplane/reconcilers): port 443 named https, the first IP of
 // the service range, targetPort the secure port; its Endpoints list the advertise address. Created
-// when missing, put back when changed (reconcile).
+// when missing, put back when changed, every 10 s (upstream's EndpointInterval).
 
 import { StatusError } from '../../endpoints/responsewriters/status.ts';
-import type { KubeObject, Store } from '../generic/store.ts';
-import type { ServiceSpec } from './services.ts';
+import type { KubeObject, Store } from '../../registry/generic/store.ts';
+import type { ServiceSpec } from '../../registry/core/services.ts';
+import { firstServiceIP, parseCIDR } from '../../registry/core/ipallocator.ts';
+import type { Controller } from './controller.ts';
 
-export interface KubernetesServiceConfig {
-  /** The first IP of the primary service range (controlplane.ServiceIPRange). */
-  serviceIP: string;
+const reconcileIntervalMs = 10_000;
+
+export interface KubernetesServiceControllerConfig {
   /** The service's port (443). */
   servicePort: number;
   /** The secure port the apiserver listens on (targetPort, and the endpoint's port). */
   publicServicePort: number;
   /** The advertise address (Endpoints' address); none: no Endpoints object. */
   publicIP?: string;
+}
+
+export function newKubernetesServiceController(cfg: KubernetesServiceControllerConfig): Controller {
+  return {
+    name: 'kubernetes-service-controller',
+    async run(registry, signal, logger) {
+      const services = registry.store('', 'services');
+      if (!services) return;
+      const range = parseCIDR(registry.settings.serviceClusterIPRanges[0] ?? '10.0.0.0/24')!;
+      const c = { ...cfg, serviceIP: firstServiceIP(range) };
+      let logged = false;
+      while (!signal.aborted) {
+        let wait = reconcileIntervalMs;
+        try {
+          await reconcileKubernetesService(services, registry.store('', 'endpoints'), c);
+        } catch (err) {
+          // `default` may not exist yet (the system namespaces controller runs beside this one).
+          const missingNamespace = err instanceof StatusError && err.status.reason === 'NotFound';
+          if (missingNamespace) wait = 100;
+          else if (!logged) logger.error('Reconciling the kubernetes service failed', { err: String(err) });
+          logged ||= !missingNamespace;
+        }
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+      }
+    },
+  };
+}
+
+export interface KubernetesServiceConfig extends KubernetesServiceControllerConfig {
+  /** The first IP of the primary service range (controlplane.ServiceIPRange). */
+  serviceIP: string;
 }
 
 const isReason = (err: unknown, reason: string) => err instanceof StatusError && err.status.reason === reason;

@@ -1,0 +1,71 @@
+// Controllers that run inside the server over its registry (upstream runs them as post-start hooks
+// or in kube-controller-manager: pkg/controlplane/controller, pkg/controller). They start when the
+// resources are installed, not as post-start hooks: a server used only through fetch() never runs
+// hooks, and its /readyz must not wait for one. They stop when the server is destroyed.
+
+import type { ResourceRegistry } from '../../registry/rest/registry.ts';
+import type { KubeObject, Store } from '../../registry/generic/store.ts';
+import type { EventType } from '../../storage/interfaces.ts';
+import type { Logger } from '../../util/logger.ts';
+
+export interface Controller {
+  /** Upstream's controller name (`namespace-controller`). */
+  readonly name: string;
+  /** Runs until `signal` aborts; errors are logged, not fatal. */
+  run(registry: ResourceRegistry, signal: AbortSignal, logger: Logger): Promise<void> | void;
+}
+
+/** Starts every controller; the returned function stops them. */
+export function startControllers(
+  controllers: readonly Controller[],
+  registry: ResourceRegistry,
+  logger: Logger,
+): () => void {
+  const abort = new AbortController();
+  for (const c of controllers) {
+    Promise.resolve()
+      .then(() => c.run(registry, abort.signal, logger))
+      .catch((err: unknown) => {
+        if (!abort.signal.aborted) logger.error('Controller failed', { controller: c.name, err: String(err) });
+      });
+  }
+  return () => abort.abort();
+}
+
+const relistDelayMs = 1000;
+
+/**
+ * A reflector in miniature (client-go tools/cache): lists the store, then watches from the list's
+ * resourceVersion, handing every object to `handle`; relists after the watch ends or fails.
+ * Returns when `signal` aborts.
+ */
+export async function listAndWatch(
+  store: Store,
+  namespace: string,
+  signal: AbortSignal,
+  handle: (type: EventType | 'LIST', obj: KubeObject) => Promise<void> | void,
+): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      const list = await store.list(namespace, { resourceVersion: '' });
+      for (const item of list.items) await handle('LIST', item);
+      const w = await store.watch(namespace, { resourceVersion: list.resourceVersion, signal });
+      try {
+        for await (const ev of w) {
+          if (signal.aborted) break;
+          if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
+          await handle(ev.type, ev.object as KubeObject);
+        }
+      } finally {
+        w.stop();
+      }
+    } catch {
+      // A compacted or broken watch: relist after a pause.
+    }
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, relistDelayMs);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+}
