@@ -329,6 +329,30 @@ test('kubectl cluster-info; services: create, get (wide), the kubernetes service
   assert.match(await ok('get', 'endpoints', 'kubernetes'), /^kubernetes\s+[\d.]+:\d+\s+\d+s$/m);
 });
 
+test('delete --cascade=foreground waits for the owner, which waits for its blocking dependents', { skip }, async () => {
+  const owner = JSON.parse(await ok('create', 'cm', 'fg-owner', '-n', 'apps', '-o', 'json'));
+  const dep = await raw(
+    'POST',
+    '/api/v1/namespaces/apps/configmaps',
+    JSON.stringify({
+      metadata: {
+        name: 'fg-dep',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-owner', uid: owner.metadata.uid, blockOwnerDeletion: true },
+        ],
+      },
+    }),
+  );
+  assert.equal(dep.status, 201, dep.body);
+  assert.match(
+    await ok('delete', 'cm', 'fg-owner', '-n', 'apps', '--cascade=foreground'),
+    /configmap "fg-owner" deleted/,
+  );
+  // kubectl returned once the owner was gone; the blocking dependent went first.
+  assert.equal((await raw('GET', '/api/v1/namespaces/apps/configmaps/fg-owner')).status, 404);
+  assert.equal((await raw('GET', '/api/v1/namespaces/apps/configmaps/fg-dep')).status, 404);
+});
+
 test('deleting a namespace removes its contents, then the namespace', { skip }, async () => {
   assert.match(await ok('delete', 'namespace', 'apps', '--wait=false'), /namespace "apps" deleted/);
   let r = await k('get', 'namespace', 'apps');

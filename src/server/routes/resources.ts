@@ -18,6 +18,7 @@ import { startControllers, type Controller } from '../controllers/controller.ts'
 import { newNamespaceController } from '../controllers/namespace.ts';
 import { newSystemNamespacesController } from '../controllers/systemnamespaces.ts';
 import { newKubernetesServiceController } from '../controllers/kubernetesservice.ts';
+import { newGarbageCollector } from '../controllers/garbagecollector.ts';
 
 /** Builds an admission plugin over the registry (upstream: a plugin and its initializers). */
 export type AdmissionPluginFactory = (registry: ResourceRegistry) => AdmissionPlugin;
@@ -39,7 +40,11 @@ export const namespaceLifecycle: AdmissionPluginFactory = (registry) =>
 export const defaultAdmissionPlugins = (): AdmissionPluginFactory[] => [namespaceLifecycle];
 
 /** The default controllers over the registry. */
-export const defaultControllers = (): Controller[] => [newSystemNamespacesController(), newNamespaceController()];
+export const defaultControllers = (): Controller[] => [
+  newSystemNamespacesController(),
+  newNamespaceController(),
+  newGarbageCollector(),
+];
 
 /** What installResourceAPIs reads from the server's Config. */
 export interface ResourceAPIsConfig {
