@@ -24,6 +24,7 @@ const kubeAPIResources: Record<string, string[]> = {
   secrets: ['secrets', 'v1', 'true', 'Secret'],
   serviceaccounts: ['serviceaccounts', 'sa', 'v1', 'true', 'ServiceAccount'],
   endpoints: ['endpoints', 'ep', 'v1', 'true', 'Endpoints'],
+  events: ['events', 'ev', 'v1', 'true', 'Event'],
   services: ['services', 'svc', 'v1', 'true', 'Service'],
   selfsubjectreviews: ['selfsubjectreviews', 'authentication.k8s.io/v1', 'false', 'SelfSubjectReview'],
   tokenreviews: ['tokenreviews', 'authentication.k8s.io/v1', 'false', 'TokenReview'],

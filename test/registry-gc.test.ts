@@ -20,7 +20,8 @@ async function create(path: string, name: string, owners: object[] = [], extra: 
   assert.equal(r.status, 201, r.text);
   return r.json();
 }
-const ref = (o: { kind?: string; metadata: { name: string; uid: string } }, kind = 'ConfigMap', block?: boolean) => ({
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const ref = (o: Record<string, any>, kind = 'ConfigMap', block?: boolean) => ({
   apiVersion: 'v1',
   kind,
   name: o.metadata.name,
