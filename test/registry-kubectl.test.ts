@@ -1,4 +1,4 @@
-// The API side end to end: kubectl 1.32 (the pinned binary) against the edge-apiserver CLI in its
+// The API side end to end: kubectl 1.32 (the pinned binary; 1.33 by registry-kubectl-1.33.test.ts) against the edge-apiserver CLI in its
 // secure default, over TLS with the admin kubeconfig: namespaces, configmaps, secrets, leases —
 // create / get (-o yaml, name, -l, --field-selector, --chunk-size) / apply / label / patch (json,
 // merge, strategic) / replace / delete / get -w — and the bad inputs, each with upstream's Status.
@@ -10,10 +10,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+// registry-kubectl-1.33.test.ts runs the same cases with kubectl 1.33.
+const version = (globalThis as { registryKubectlVersion?: string }).registryKubectlVersion ?? '1.32';
+const kubectl = `/usr/lib/google-cloud-sdk/bin/kubectl.${version}`;
 const haveKubectl = existsSync(kubectl);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32 not found at ${kubectl}`);
-const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
+if (!haveKubectl && process.env.CI) throw new Error(`kubectl ${version} not found at ${kubectl}`);
+const skip = haveKubectl ? false : `kubectl ${version} not found at ${kubectl}`;
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-registry-'));
