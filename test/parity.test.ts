@@ -39,8 +39,8 @@ const kubeAPIResources: Record<string, string[]> = {
   subjectaccessreviews: ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
   leases: ['leases', 'coordination.k8s.io/v1', 'true', 'Lease'],
 };
-/** kube-apiserver's /apis group order (core first), for the groups above. */
-const kubeGroupOrder = ['', 'authentication.k8s.io', 'authorization.k8s.io', 'coordination.k8s.io'];
+/** The order kubectl api-resources prints groups in (a stable sort by group name, core first). */
+const kubeGroupOrder = ['', 'authentication.k8s.io', 'authorization.k8s.io', 'coordination.k8s.io', 'events.k8s.io'];
 const kubectlPath = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 const kubectlSkip = existsSync(kubectlPath) ? false : `kubectl 1.32 not found at ${kubectlPath}`;
 

@@ -96,3 +96,61 @@ test('event field selectors and columns; involvedObject.namespace must match', a
     await h.stop();
   }
 });
+
+test('events.k8s.io/v1: the same events in their own form, one storage; strict validation on create', async () => {
+  const h = await startServer();
+  try {
+    const V1 = '/apis/events.k8s.io/v1/namespaces/default/events';
+    // A core event is seen through events.k8s.io/v1, renamed.
+    assert.equal((await h.req('POST', EV, ev('core-made'))).status, 201);
+    let r = await h.req('GET', `${V1}/core-made`);
+    assert.equal(r.status, 200, r.text);
+    const e = r.json();
+    assert.equal(e.apiVersion, 'events.k8s.io/v1');
+    assert.deepEqual(e.regarding, { kind: 'ConfigMap', namespace: 'default', name: 'x' });
+    assert.equal(e.note, 'hello');
+    assert.deepEqual(e.deprecatedSource, { component: 'tester' });
+    assert.equal(e.deprecatedCount, 1);
+    assert.equal(e.involvedObject, undefined);
+    // One created through events.k8s.io/v1 is a core event too.
+    const body = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'v1-made' },
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      reportingController: 'example.com/ctl',
+      reportingInstance: 'ctl-1',
+      action: 'Testing',
+      reason: 'Tested',
+      type: 'Warning',
+      note: 'from events/v1',
+      regarding: { kind: 'Secret', namespace: 'default', name: 's' },
+    };
+    r = await h.req('POST', V1, JSON.stringify(body));
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json().note, 'from events/v1');
+    r = await h.req('GET', `${EV}/v1-made`);
+    assert.equal(r.json().apiVersion, 'v1');
+    assert.equal(r.json().message, 'from events/v1');
+    assert.equal(r.json().reportingComponent, 'example.com/ctl');
+    assert.deepEqual(r.json().involvedObject, { kind: 'Secret', namespace: 'default', name: 's' });
+    const list = (await h.req('GET', V1)).json();
+    assert.equal(list.apiVersion, 'events.k8s.io/v1');
+    assert.deepEqual(list.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort(), [
+      'core-made',
+      'v1-made',
+    ]);
+    // Strict validation of events.k8s.io/v1 creates.
+    r = await h.req('POST', V1, JSON.stringify({ metadata: { name: 'loose' }, reason: 'x', deprecatedCount: 3 }));
+    assert.equal(r.status, 422);
+    assert.equal(
+      r.json().message,
+      'Event.events.k8s.io "loose" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: , count: Invalid value: "": needs to be unset]',
+    );
+    // Deleting through one API deletes it from both.
+    assert.equal((await h.req('DELETE', `${V1}/core-made`)).status, 200);
+    assert.equal((await h.req('GET', `${EV}/core-made`)).status, 404);
+  } finally {
+    await h.stop();
+  }
+});

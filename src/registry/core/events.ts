@@ -4,7 +4,10 @@
 
 import { objectMetaFields } from '../../endpoints/handlers/decode.ts';
 import { objectMetaSchema } from '../../util/protobuf.ts';
-import { invalid, Path, type ErrorList } from '../../util/validation/field.ts';
+import type { StorageObject } from '../../storage/interfaces.ts';
+import { invalid, Path, required, type ErrorList } from '../../util/validation/field.ts';
+import { validateDNS1123Subdomain, validateQualifiedName } from '../../util/validation/validation.ts';
+import { convertingStorage } from './convertingstorage.ts';
 import type { KubeObject } from '../generic/store.ts';
 import { humanDuration, nameColumn } from '../generic/table.ts';
 import type { ResourceDefinition } from '../rest/registry.ts';
@@ -32,19 +35,104 @@ interface CoreEvent extends KubeObject {
   series?: { count?: number; lastObservedTime?: string };
   reportingComponent?: string;
   reportingInstance?: string;
+  action?: string;
 }
 
-/** ValidateEventCreate (legacy v1 events): the involved object's namespace is the event's. */
-function validateEvent(obj: KubeObject): ErrorList {
-  const e = obj as CoreEvent;
+const ReportingInstanceLengthLimit = 128;
+const ActionLengthLimit = 128;
+const ReasonLengthLimit = 128;
+const NoteLengthLimit = 1024;
+
+/**
+ * legacyValidateEvent (pkg/apis/core/validation/events.go) on the core form; `reportingField` names
+ * reportingComponent as the request's version does (v1: reportingComponent, events/v1: reportingController).
+ */
+function legacyValidateEvent(e: CoreEvent, reportingField: string): ErrorList {
   const errs: ErrorList = [];
-  const ns = e.involvedObject?.namespace;
-  if (ns && ns !== e.metadata.namespace)
-    errs.push(invalid(Path.of('involvedObject', 'namespace'), ns, 'does not match event.namespace'));
+  const ns = e.metadata.namespace ?? '';
+  const ioNS = e.involvedObject?.namespace ?? '';
+  if (!e.eventTime) {
+    if (!ioNS) {
+      if (ns !== '' && ns !== 'default')
+        errs.push(invalid(Path.of('involvedObject', 'namespace'), ioNS, 'does not match event.namespace'));
+    } else if (ns !== ioNS)
+      errs.push(invalid(Path.of('involvedObject', 'namespace'), ioNS, 'does not match event.namespace'));
+  } else {
+    if (!ioNS && ns !== 'default' && ns !== 'kube-system')
+      errs.push(invalid(Path.of('involvedObject', 'namespace'), ioNS, 'does not match event.namespace'));
+    const rc = e.reportingComponent ?? '';
+    if (!rc) errs.push(required(Path.of(reportingField)));
+    for (const m of validateQualifiedName(rc)) errs.push(invalid(Path.of(reportingField), rc, m));
+    const ri = e.reportingInstance ?? '';
+    if (!ri) errs.push(required(Path.of('reportingInstance')));
+    if (ri.length > ReportingInstanceLengthLimit)
+      errs.push(
+        invalid(Path.of('reportingInstance'), '', `can have at most ${ReportingInstanceLengthLimit} characters`),
+      );
+    const action = (e.action as string | undefined) ?? '';
+    if (!action) errs.push(required(Path.of('action')));
+    if (action.length > ActionLengthLimit)
+      errs.push(invalid(Path.of('action'), '', `can have at most ${ActionLengthLimit} characters`));
+    if (!e.reason) errs.push(required(Path.of('reason')));
+    if ((e.reason ?? '').length > ReasonLengthLimit)
+      errs.push(invalid(Path.of('reason'), '', `can have at most ${ReasonLengthLimit} characters`));
+    if ((e.message ?? '').length > NoteLengthLimit)
+      errs.push(invalid(Path.of('message'), '', `can have at most ${NoteLengthLimit} characters`));
+  }
+  for (const m of validateDNS1123Subdomain(ns)) errs.push(invalid(Path.of('namespace'), ns, m));
   return errs;
 }
 
-/** event.ToSelectableFields. */
+/** ValidateEventCreate for core/v1 requests: the legacy rules only. */
+function validateEvent(obj: KubeObject): ErrorList {
+  return legacyValidateEvent(obj as CoreEvent, 'reportingComponent');
+}
+
+/** ValidateEventCreate for events.k8s.io/v1 requests: the legacy rules, then the strict ones. */
+function validateEventsV1(obj: KubeObject): ErrorList {
+  const e = toCore(obj) as CoreEvent;
+  const errs = legacyValidateEvent(e, 'reportingController');
+  if (e.series) {
+    if ((e.series.count ?? 0) < 2) errs.push(invalid(Path.of('series', 'count'), '', 'should be at least 2'));
+    if (!e.series.lastObservedTime) errs.push(required(Path.of('series', 'lastObservedTime')));
+  }
+  if (!e.eventTime) errs.push(required(Path.of('eventTime')));
+  if (e.type !== 'Normal' && e.type !== 'Warning')
+    errs.push(invalid(Path.of('type'), '', `has invalid value: ${e.type ?? ''}`));
+  if (e.firstTimestamp) errs.push(invalid(Path.of('firstTimestamp'), '', 'needs to be unset'));
+  if (e.lastTimestamp) errs.push(invalid(Path.of('lastTimestamp'), '', 'needs to be unset'));
+  if (e.count) errs.push(invalid(Path.of('count'), '', 'needs to be unset'));
+  if (e.source?.component || e.source?.host) errs.push(invalid(Path.of('source'), '', 'needs to be unset'));
+  return errs;
+}
+
+// Conversion between events.k8s.io/v1 and the stored core/v1 form (k8s.io/kubernetes/pkg/apis/events/v1/conversion.go).
+const renames: [events: string, core: string][] = [
+  ['regarding', 'involvedObject'],
+  ['note', 'message'],
+  ['reportingController', 'reportingComponent'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+];
+
+function rename(obj: StorageObject, apiVersion: string, toCoreForm: boolean): StorageObject {
+  const out: Record<string, unknown> = { ...obj, apiVersion, kind: 'Event' };
+  for (const [ev, core] of renames) {
+    const [src, dst] = toCoreForm ? [ev, core] : [core, ev];
+    delete out[src];
+    const v = (obj as Record<string, unknown>)[src];
+    if (v !== undefined && v !== null && v !== '' && !(typeof v === 'object' && Object.keys(v).length === 0))
+      out[dst] = v;
+  }
+  return out as StorageObject;
+}
+
+const toCore = (obj: StorageObject) => rename(obj, 'v1', true);
+const fromCore = (obj: StorageObject) => rename(obj, 'events.k8s.io/v1', false);
+
+/** event.ToSelectableFields. */ /** event.ToSelectableFields. */
 function eventAttrs(obj: { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> } }) {
   const e = obj as CoreEvent;
   const io = e.involvedObject ?? {};
@@ -183,4 +271,50 @@ export const event: ResourceDefinition = {
   },
   // registry/core/event/storage: TTLFunc returns --event-ttl for creates and updates alike.
   hooks: (deps) => ({ ttl: () => deps.eventTTLSeconds }),
+};
+
+/**
+ * events.k8s.io/v1 events: the same objects as core/v1 events (one storage under /registry/events,
+ * stored in the core form), served in the events.k8s.io form, validated strictly on create.
+ */
+export const eventsV1: ResourceDefinition = {
+  group: 'events.k8s.io',
+  version: 'v1',
+  resource: { ...event.resource, categories: undefined },
+  listKind: 'EventList',
+  resourcePrefix: '/events',
+  strategy: {
+    ...event.strategy,
+    validate: validateEventsV1,
+    validateUpdate: (obj) => legacyValidateEvent(toCore(obj) as CoreEvent, 'reportingController'),
+  },
+  kindInfo: {
+    group: 'events.k8s.io',
+    version: 'v1',
+    kind: 'Event',
+    schema: { 1: { name: 'metadata', type: 'message', schema: objectMetaSchema } },
+    fields: {
+      metadata: objectMetaFields,
+      eventTime: true,
+      series: true,
+      reportingController: true,
+      reportingInstance: true,
+      action: true,
+      reason: true,
+      regarding: true,
+      related: true,
+      note: true,
+      type: true,
+      deprecatedSource: true,
+      deprecatedFirstTimestamp: true,
+      deprecatedLastTimestamp: true,
+      deprecatedCount: true,
+    },
+  },
+  table: {
+    columns: event.table.columns,
+    cells: (obj, now) => event.table.cells(toCore(obj) as KubeObject, now),
+  },
+  decorateStorage: (storage) => convertingStorage(storage, { fromStorage: fromCore, toStorage: toCore }),
+  hooks: event.hooks,
 };

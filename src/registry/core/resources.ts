@@ -19,7 +19,7 @@ import { formatTime, type KubeObject } from '../generic/store.ts';
 import type { ResourceDefinition, ResourceRegistry } from '../rest/registry.ts';
 import { age, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
 import { endpoints } from './endpoints.ts';
-import { event } from './events.ts';
+import { event, eventsV1 } from './events.ts';
 import { service, serviceAllocator } from './services.ts';
 
 export type { ResourceDefinition, ResourceHookDeps, ResourceInfo } from '../rest/registry.ts';
@@ -450,4 +450,5 @@ export const builtinResources: readonly ResourceDefinition[] = [
   endpoints,
   event,
   lease,
+  eventsV1,
 ];

@@ -39,6 +39,8 @@ export interface ResourceDefinition {
   resourcePrefix?: string;
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?(registry: ResourceRegistry, name: string): Promise<KubeObject>;
+  /** Wraps the resource's storage (a stored version other than the served one: events.k8s.io). */
+  decorateStorage?(storage: Interface): Interface;
   /** The Store's hooks (BeginCreate, AfterDelete, TTLFunc: allocators, event TTLs). */
   hooks?(deps: ResourceHookDeps): StoreHooks;
 }
@@ -114,7 +116,7 @@ export class ResourceRegistry {
       kind: definition.resource.kind,
       listKind: definition.listKind,
       strategy: definition.strategy,
-      storage: rs.storage,
+      storage: definition.decorateStorage ? definition.decorateStorage(rs.storage) : rs.storage,
       resourcePrefix: rs.resourcePrefix,
       tableConvertor: definition.table,
       hooks: definition.hooks?.({ ...this.settings, registry: this, storage: (gr) => this.unservedStorage(gr) }),
