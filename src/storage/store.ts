@@ -9,6 +9,7 @@ import {
   expiredListMessage,
   expiredWatchMessage,
   continueExpiredMessage,
+  InternalError,
   interpretWatchError,
   newCorruptObjError,
   newInconsistentContinueError,
@@ -36,6 +37,7 @@ import {
   type WatchInterface,
 } from './interfaces.ts';
 import { CompactedError, FutureRevisionError, type KV, type KeyValue } from './kv.ts';
+import type { Transformer } from './value/transformer.ts';
 
 /** etcd3/store.go maxLimit: the page size never doubles beyond this. */
 const maxLimit = 10000;
@@ -54,6 +56,8 @@ export interface StoreConfig {
   groupResource: GroupResource;
   /** The type of the resource (apiVersion + kind) for bookmark objects; without it, bookmarks are plain. */
   newFunc?: () => StorageObject;
+  /** Encryption at rest (`--encryption-provider-config`): bytes pass through it to and from the engine. */
+  transformer?: Transformer;
 }
 
 /** What the store knows about a key's current value (etcd3/store.go objState). */
@@ -64,7 +68,7 @@ interface ObjState {
   rev: number;
   exists: boolean;
   ttl: number;
-  /** The state came from a cached object whose bytes we re-encoded (not from storage). */
+  /** The state came from a cached object whose bytes we re-encoded, or the transformer read old bytes. */
   stale: boolean;
 }
 
@@ -128,13 +132,37 @@ export class Store implements Interface {
   readonly resourcePrefix: string;
   readonly groupResource: GroupResource;
   private readonly newFunc?: () => StorageObject;
+  private readonly transformer?: Transformer;
 
   constructor(cfg: StoreConfig) {
+    this.transformer = cfg.transformer;
     this.kv = cfg.kv;
     this.pathPrefix = cfg.pathPrefix.endsWith('/') ? cfg.pathPrefix : cfg.pathPrefix + '/';
     this.resourcePrefix = cfg.resourcePrefix;
     this.groupResource = cfg.groupResource;
     this.newFunc = cfg.newFunc;
+  }
+
+  /** The bytes to store: transformed (encrypted) with the key as authenticated data. */
+  private async toStorage(data: Uint8Array, key: string): Promise<Uint8Array> {
+    if (!this.transformer) return data;
+    return this.transformer.transformToStorage(data, enc.encode(key));
+  }
+
+  /** Stored bytes back to plain ones; a failure is storage.NewInternalError, as etcd3/store.go. */
+  private async fromStorage(value: Uint8Array, key: string): Promise<{ data: Uint8Array; stale: boolean }> {
+    if (!this.transformer) return { data: value, stale: false };
+    try {
+      return await this.transformer.transformFromStorage(value, enc.encode(key));
+    } catch (err) {
+      throw new InternalError(`unable to transform key ${JSON.stringify(key)}: ${(err as Error).message}`);
+    }
+  }
+
+  /** decodeObject after the transformer (the synchronous path when there is none). */
+  private async decode(value: Uint8Array, rev: number, key: string): Promise<StorageObject> {
+    if (!this.transformer) return decodeObject(value, rev, key);
+    return decodeObject((await this.fromStorage(value, key)).data, rev, key);
   }
 
   /** etcd3 store.prepareKey: the full engine key. */
@@ -147,7 +175,8 @@ export class Store implements Interface {
     const preparedKey = this.prepareKey(key);
     if (obj.metadata?.resourceVersion) throw new Error(ErrResourceVersionSetOnCreate);
     const json = encodeObjectJSON(obj);
-    const r = await this.kv.create(preparedKey, enc.encode(json), ttl > 0 ? { ttlSeconds: ttl } : {});
+    const data = await this.toStorage(enc.encode(json), preparedKey);
+    const r = await this.kv.create(preparedKey, data, ttl > 0 ? { ttlSeconds: ttl } : {});
     if (!r.succeeded) throw newKeyExistsError(preparedKey, 0);
     return fromJSON(json, r.revision);
   }
@@ -160,7 +189,9 @@ export class Store implements Interface {
       if (opts.ignoreNotFound) return undefined;
       throw newKeyNotFoundError(preparedKey, 0);
     }
-    return decodeObject(r.kv.value, r.kv.modRevision, preparedKey);
+    return this.transformer
+      ? this.decode(r.kv.value, r.kv.modRevision, preparedKey)
+      : decodeObject(r.kv.value, r.kv.modRevision, preparedKey);
   }
 
   async getList(key: string, opts: ListOptions): Promise<ListResult> {
@@ -186,7 +217,7 @@ export class Store implements Interface {
       }
       const items: StorageObject[] = [];
       if (r.kv) {
-        const obj = decodeObject(r.kv.value, r.kv.modRevision, keyPrefix);
+        const obj = await this.decode(r.kv.value, r.kv.modRevision, keyPrefix);
         if (pred.matches(obj)) items.push(obj);
       }
       return { items, resourceVersion: String(withRev) };
@@ -226,7 +257,9 @@ export class Store implements Interface {
           break;
         }
         lastKey = kv.key;
-        const obj = decodeObject(kv.value, kv.modRevision, kv.key);
+        const obj = this.transformer
+          ? await this.decode(kv.value, kv.modRevision, kv.key)
+          : decodeObject(kv.value, kv.modRevision, kv.key);
         if (pred.matches(obj)) items.push(obj);
       }
       hasMore = chunkHasMore || limitReached;
@@ -285,18 +318,19 @@ export class Store implements Interface {
     if (rv > actual) throw newTooLargeResourceVersionError(rv, actual, 0);
   }
 
-  private stateFromKV(kv: KeyValue | undefined, key: string, ignoreNotFound: boolean): ObjState {
+  private async stateFromKV(kv: KeyValue | undefined, key: string, ignoreNotFound: boolean): Promise<ObjState> {
     if (!kv) {
       if (!ignoreNotFound) throw newKeyNotFoundError(key, 0);
       return { obj: {}, rev: 0, exists: false, ttl: 0, stale: false };
     }
+    const { data, stale } = await this.fromStorage(kv.value, key);
     return {
-      obj: decodeObject(kv.value, kv.modRevision, key),
-      data: kv.value,
+      obj: decodeObject(data, kv.modRevision, key),
+      data,
       rev: kv.modRevision,
       exists: true,
       ttl: kv.ttlSeconds ?? 0,
-      stale: false,
+      stale,
     };
   }
 
@@ -351,23 +385,24 @@ export class Store implements Interface {
       const json = encodeObjectJSON(out.object);
       const data = enc.encode(json);
       if (state.exists && state.data && bytesEqual(data, state.data)) {
-        // Nothing to write. A cached state may be stale: confirm against storage first.
+        // Nothing to write. A cached state may be stale: confirm against storage first; bytes an
+        // older key or provider wrote are rewritten with the current one.
         if (!isCurrent) {
           state = await current();
           isCurrent = true;
           continue;
         }
-        return decodeObject(state.data, state.rev, preparedKey);
+        if (!state.stale) return decodeObject(state.data, state.rev, preparedKey);
       }
       const ttl = out.ttl ?? 0;
       const r = await this.kv.update(
         preparedKey,
-        data,
+        await this.toStorage(data, preparedKey),
         state.exists ? state.rev : 0,
         ttl > 0 ? { ttlSeconds: ttl } : {},
       );
       if (!r.succeeded) {
-        state = this.stateFromKV(r.kv, preparedKey, ignoreNotFound);
+        state = await this.stateFromKV(r.kv, preparedKey, ignoreNotFound);
         isCurrent = true;
         continue;
       }
@@ -389,7 +424,7 @@ export class Store implements Interface {
         // The unsafe delete of a corrupt object: no decode.
         return { obj: {}, data: kv.value, rev: kv.modRevision, exists: true, ttl: 0, stale: false } as ObjState;
       }
-      return this.stateFromKV(kv, preparedKey, false);
+      return await this.stateFromKV(kv, preparedKey, false);
     };
     let state: ObjState;
     let isCurrent = false;
@@ -424,7 +459,7 @@ export class Store implements Interface {
       }
       const r = await this.kv.delete(preparedKey, state.rev);
       if (!r.succeeded) {
-        state = this.stateFromKV(r.kv, preparedKey, false);
+        state = await this.stateFromKV(r.kv, preparedKey, false);
         isCurrent = true;
         continue;
       }
@@ -523,7 +558,7 @@ export class Store implements Interface {
         for (const e of resp.events) {
           // A non-recursive watch is on one key: the engine's prefix match also sees its longer siblings.
           if (!recursive && e.kv.key !== key) continue;
-          const ev = this.transform(e.type, e.kv, e.prevKv, pred);
+          const ev = await this.transform(e.type, e.kv, e.prevKv, pred);
           if (ev) ch.send(ev);
         }
       }
@@ -544,7 +579,7 @@ export class Store implements Interface {
     if (!recursive) {
       const r = await this.kv.get(key);
       if (r.kv) {
-        const obj = decodeObject(r.kv.value, r.kv.modRevision, key);
+        const obj = await this.decode(r.kv.value, r.kv.modRevision, key);
         if (pred.matches(obj)) ch.send({ type: 'ADDED', object: obj });
       }
       return r.revision;
@@ -555,7 +590,7 @@ export class Store implements Interface {
       const resp = await this.kv.list(key, { revision: withRev || undefined, limit: watcherSyncLimit, startKey });
       if (!withRev) withRev = resp.revision;
       for (const kv of resp.kvs) {
-        const obj = decodeObject(kv.value, kv.modRevision, kv.key);
+        const obj = await this.decode(kv.value, kv.modRevision, kv.key);
         if (pred.matches(obj)) ch.send({ type: 'ADDED', object: obj });
       }
       if (resp.kvs.length >= resp.count || !resp.kvs.length || ch.isStopped) return withRev;
@@ -564,24 +599,24 @@ export class Store implements Interface {
   }
 
   /** watcher.go transform: selector transitions turn MODIFIED into ADDED or DELETED. */
-  private transform(
+  private async transform(
     type: 'PUT' | 'DELETE',
     kv: KeyValue,
     prevKv: KeyValue | undefined,
     pred: SelectionPredicate,
-  ): WatchEvent | undefined {
+  ): Promise<WatchEvent | undefined> {
     if (type === 'DELETE') {
       if (!prevKv) return undefined;
       // The deleted object carries the delete's revision.
-      const old = decodeObject(prevKv.value, kv.modRevision, kv.key);
+      const old = await this.decode(prevKv.value, kv.modRevision, kv.key);
       return pred.matches(old) ? { type: 'DELETED', object: old } : undefined;
     }
-    const cur = decodeObject(kv.value, kv.modRevision, kv.key);
+    const cur = await this.decode(kv.value, kv.modRevision, kv.key);
     const isCreate = !prevKv || kv.createRevision === kv.modRevision;
     if (isCreate) return pred.matches(cur) ? { type: 'ADDED', object: cur } : undefined;
     if (pred.empty()) return { type: 'MODIFIED', object: cur };
     const curPasses = pred.matches(cur);
-    const old = decodeObject(prevKv!.value, kv.modRevision, kv.key);
+    const old = await this.decode(prevKv!.value, kv.modRevision, kv.key);
     const oldPasses = pred.matches(old);
     if (curPasses && oldPasses) return { type: 'MODIFIED', object: cur };
     if (curPasses) return { type: 'ADDED', object: cur };

@@ -20,6 +20,7 @@ import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../regi
 import { newBadRequest, newMethodNotSupported } from '../apierrors.ts';
 import type { RequestContext } from '../request/context.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
+import { logRequestObject, logResponseObject } from '../../audit/context.ts';
 import type { Attributes, Operation } from '../../admission/interfaces.ts';
 import {
   errorNegotiated,
@@ -65,6 +66,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
       case 'create': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        logRequestObject(ctx, obj);
         const dry = dryRun(ctx);
         const attrs = (object: KubeObject): Attributes =>
           admissionAttributes(
@@ -84,6 +86,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+        logRequestObject(ctx, obj);
         checkName(obj, info.name, ns);
         const r = await store.update(info.name, obj, updateOptions(ctx, o, ns, info.name));
         return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
@@ -167,6 +170,7 @@ async function subresourceResponse(
       return objectResponse(ctx, o, await o.store.get(ns, name), 200);
     case 'update': {
       const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+      logRequestObject(ctx, obj);
       checkName(obj, name, ns);
       const r = await o.store.update(name, obj, updateOptions(ctx, o, ns, name, sub));
       return objectResponse(ctx, o, r.object, 200);
@@ -414,6 +418,8 @@ function negotiateOutput(ctx: RequestContext): Output {
 }
 
 function encode(ctx: RequestContext, out: Output, value: unknown, code: number): Response {
+  // audit.LogResponseObject, with the object as written (transformResponseObject).
+  logResponseObject(ctx, value);
   if (out === 'yaml')
     return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
   const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(value, 2) : goJSON(value) + '\n';

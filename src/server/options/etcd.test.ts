@@ -31,6 +31,7 @@ test('EtcdOptions: defaults as kube-apiserver (prefix /registry, 5m compaction, 
     readycheckTimeoutMs: 2000,
     enableWatchCache: true,
     leaseReuseDurationSeconds: 60,
+    encryptionProviderConfigFilepath: '',
   });
 });
 
@@ -89,6 +90,7 @@ test('EtcdOptions: the Etcd section of --help, between Generic and Secure servin
   const etcd = help.slice(help.indexOf('Etcd flags:'), help.indexOf('Secure serving flags:'));
   const names = [...etcd.matchAll(/^ {6}--([a-z0-9-]+)/gm)].map((m) => m[1]);
   assert.deepEqual(names, [
+    'encryption-provider-config',
     'etcd-cafile',
     'etcd-certfile',
     'etcd-compaction-interval',

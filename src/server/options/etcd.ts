@@ -41,6 +41,7 @@ export class EtcdOptions implements OptionsGroup {
   watchCache!: Flag<boolean>;
   leaseReuseDurationSeconds!: Flag<number>;
   sqlitePath!: Flag<string>;
+  encryptionProviderConfig!: Flag<string>;
   /** --cert-dir (SecureServingOptions), for the default --sqlite-path. */
   private readonly certDir: () => string;
 
@@ -72,6 +73,11 @@ export class EtcdOptions implements OptionsGroup {
       'etcd-readycheck-timeout',
       defaultReadinessTimeoutMs * nanosPerMs,
       'The timeout to use when checking etcd readiness',
+    );
+    this.encryptionProviderConfig = fs.string(
+      'encryption-provider-config',
+      '',
+      'The file containing configuration for encryption providers to be used for storing secrets in etcd',
     );
     this.etcdServers = fs.stringSlice(
       'etcd-servers',
@@ -142,6 +148,7 @@ export class EtcdOptions implements OptionsGroup {
     c.readycheckTimeoutMs = this.readycheckTimeout.value / nanosPerMs || defaultReadinessTimeoutMs;
     c.enableWatchCache = this.watchCache.value;
     c.leaseReuseDurationSeconds = this.leaseReuseDurationSeconds.value;
+    c.encryptionProviderConfigFilepath = this.encryptionProviderConfig.value;
     return c;
   }
 

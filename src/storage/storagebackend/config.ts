@@ -31,6 +31,8 @@ export interface StorageBackendConfig {
   enableWatchCache: boolean;
   /** `--lease-reuse-duration-seconds`. */
   leaseReuseDurationSeconds: number;
+  /** `--encryption-provider-config`: the EncryptionConfiguration file; '' stores values as they are. */
+  encryptionProviderConfigFilepath: string;
 }
 
 export const defaultEtcdPathPrefix = '/registry';
@@ -52,5 +54,6 @@ export function newDefaultConfig(prefix = defaultEtcdPathPrefix): StorageBackend
     readycheckTimeoutMs: defaultReadinessTimeoutMs,
     enableWatchCache: true,
     leaseReuseDurationSeconds: defaultLeaseReuseDurationSeconds,
+    encryptionProviderConfigFilepath: '',
   };
 }

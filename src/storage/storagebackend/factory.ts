@@ -9,6 +9,7 @@ import type { Interface, StorageObject } from '../interfaces.ts';
 import { builtinResourcePrefix, customResourcePrefix, DefaultEtcdPrefix } from '../keys.ts';
 import type { KV } from '../kv.ts';
 import { Store } from '../store.ts';
+import type { Transformer } from '../value/transformer.ts';
 
 export interface StorageFactoryConfig {
   kv: KV;
@@ -16,6 +17,8 @@ export interface StorageFactoryConfig {
   prefix?: string;
   /** `--watch-cache` (default true). */
   watchCache?: boolean;
+  /** The transformer (encryption at rest) of a resource, if any (`--encryption-provider-config`). */
+  transformerFor?: (gr: GroupResource) => Transformer | undefined;
   /** Tuning of every watch cache (tests shorten the bookmark interval). */
   cacher?: Partial<Omit<CacherConfig, 'storage' | 'resourcePrefix' | 'groupResource'>>;
 }
@@ -51,6 +54,7 @@ export function newResourceStorage(cfg: StorageFactoryConfig, opts: ResourceStor
     resourcePrefix,
     groupResource: opts.groupResource,
     newFunc: opts.newFunc,
+    transformer: cfg.transformerFor?.(opts.groupResource),
   });
   if (cfg.watchCache === false) return { storage: store, resourcePrefix, destroy: () => {} };
   const cacher = new Cacher({

@@ -9,7 +9,8 @@ import { EtcdKV } from '../etcd3/kv.ts';
 import { MemoryKV } from '../memory/kv.ts';
 import { EtcdCompactor } from '../etcd3/compactor.ts';
 import { Compactor } from '../compactor.ts';
-import { StorageFactory } from './factory.ts';
+import { StorageFactory, type StorageFactoryConfig } from './factory.ts';
+import { loadEncryptionConfig, transformerFor } from '../value/encryptionconfig.ts';
 import type { EtcdFetch } from '../etcd3/client.ts';
 import type { StorageBackendConfig } from './config.ts';
 
@@ -53,6 +54,8 @@ export interface OpenContext {
   /** Reads a PEM file (the options' file system). */
   readTextFile: (path: string) => Promise<string>;
   logger: Logger;
+  /** Set by openStorageBackend from `--encryption-provider-config`. */
+  transformerFor?: StorageFactoryConfig['transformerFor'];
 }
 
 /** transport.TLSInfo.ClientConfig's check: a certificate needs its key and vice versa. */
@@ -67,12 +70,24 @@ export async function openStorageBackend(
   platform: StoragePlatform,
   ctx: OpenContext,
 ): Promise<StorageBackend> {
+  if (config.encryptionProviderConfigFilepath) {
+    const path = config.encryptionProviderConfigFilepath;
+    let overrides;
+    try {
+      overrides = loadEncryptionConfig(await ctx.readTextFile(path));
+    } catch (err) {
+      throw new Error(
+        `error while parsing encryption provider configuration file ${JSON.stringify(path)}: ${(err as Error).message}`,
+      );
+    }
+    ctx = { ...ctx, transformerFor: (gr) => transformerFor(overrides, gr) };
+  }
   const own = await platform.openKV?.(config);
-  if (own) return backend(config, own, generalCompactor(own, config, ctx));
+  if (own) return backend(config, own, generalCompactor(own, config, ctx), ctx);
   switch (config.type) {
     case 'memory': {
       const kv = platform.openMemory?.() ?? new MemoryKV();
-      return backend(config, kv, generalCompactor(kv, config, ctx));
+      return backend(config, kv, generalCompactor(kv, config, ctx), ctx);
     }
     case 'sqlite': {
       if (!platform.openSQLite) {
@@ -81,7 +96,7 @@ export async function openStorageBackend(
         );
       }
       const kv = await platform.openSQLite(config.sqlitePath);
-      return backend(config, kv, generalCompactor(kv, config, ctx));
+      return backend(config, kv, generalCompactor(kv, config, ctx), ctx);
     }
     case 'etcd3':
       return openEtcd(config, platform, ctx);
@@ -103,8 +118,13 @@ function generalCompactor(kv: KV, config: StorageBackendConfig, ctx: OpenContext
   });
 }
 
-function backend(config: StorageBackendConfig, kv: KV, compactor: Background): StorageBackend {
-  const factory = new StorageFactory({ kv, prefix: config.prefix, watchCache: config.enableWatchCache });
+function backend(config: StorageBackendConfig, kv: KV, compactor: Background, ctx: OpenContext): StorageBackend {
+  const factory = new StorageFactory({
+    kv,
+    prefix: config.prefix,
+    watchCache: config.enableWatchCache,
+    transformerFor: ctx.transformerFor,
+  });
   let started = false;
   let closed: Promise<void> | undefined;
   return {
@@ -157,7 +177,7 @@ async function openEtcd(
   });
   // Several apiservers may share this etcd: upstream's compact_rev_key protocol picks one per interval.
   const compactor = new EtcdCompactor(kv, { intervalMs: config.compactionIntervalMs, logger: ctx.logger });
-  return backend(config, kv, { start: () => void compactor.start(), stop: () => compactor.stop() });
+  return backend(config, kv, { start: () => void compactor.start(), stop: () => compactor.stop() }, ctx);
 }
 
 /** Go's path.Join for absolute paths: `/`, `/registry`, `health` → `/registry/health`. */
