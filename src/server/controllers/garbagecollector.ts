@@ -17,6 +17,9 @@ import type { OwnerReference } from '../../util/validation/objectmeta.ts';
 import type { Logger } from '../../util/logger.ts';
 import { listAndWatch, type Controller } from './controller.ts';
 
+/** Retries must not keep the process alive (Node's unref; other runtimes have none). */
+const unref = (t: unknown) => (t as { unref?: () => void }).unref?.();
+
 export const FinalizerOrphanDependents = 'orphan';
 export const FinalizerDeleteDependents = 'foregroundDeletion';
 
@@ -132,11 +135,11 @@ class GarbageCollector {
       } catch (err) {
         if (isReason(err, 'NotFound') || isReason(err, 'Conflict')) {
           // Changed under us: the watch brings the new state and requeues it.
-          if (isReason(err, 'Conflict')) setTimeout(() => this.enqueue(item), 50);
+          if (isReason(err, 'Conflict')) unref(setTimeout(() => this.enqueue(item), 50));
           return;
         }
         this.logger.error('Garbage collection failed', { item, err: String(err) });
-        setTimeout(() => this.enqueue(item), 1000);
+        unref(setTimeout(() => this.enqueue(item), 1000));
       }
     });
   }

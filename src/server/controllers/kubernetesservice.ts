@@ -42,6 +42,8 @@ export function newKubernetesServiceController(cfg: KubernetesServiceControllerC
         }
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, wait);
+          // A server nobody stops must not keep the process alive for this loop (Node's unref).
+          (t as { unref?: () => void }).unref?.();
           signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
         });
       }
