@@ -1,4 +1,4 @@
-// The API side end to end: kubectl 1.32 (the pinned binary) against the edge-apiserver CLI in its
+// The API side end to end: kubectl 1.32 (the pinned binary; 1.33 by registry-kubectl-1.33.test.ts) against the edge-apiserver CLI in its
 // secure default, over TLS with the admin kubeconfig: namespaces, configmaps, secrets, leases —
 // create / get (-o yaml, name, -l, --field-selector, --chunk-size) / apply / label / patch (json,
 // merge, strategic) / replace / delete / get -w — and the bad inputs, each with upstream's Status.
@@ -10,10 +10,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+// registry-kubectl-1.33.test.ts runs the same cases with kubectl 1.33.
+const version = (globalThis as { registryKubectlVersion?: string }).registryKubectlVersion ?? '1.32';
+const kubectl = `/usr/lib/google-cloud-sdk/bin/kubectl.${version}`;
 const haveKubectl = existsSync(kubectl);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32 not found at ${kubectl}`);
-const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
+if (!haveKubectl && process.env.CI) throw new Error(`kubectl ${version} not found at ${kubectl}`);
+const skip = haveKubectl ? false : `kubectl ${version} not found at ${kubectl}`;
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-registry-'));
@@ -303,6 +305,54 @@ test('bad input: upstream Status, nothing written', { skip }, async () => {
     await ok('get', 'cm', '-n', 'apps', '-o', 'name', '-l', 'none!=x'),
     'configmap/applied\nconfigmap/c1\nconfigmap/c2\nconfigmap/c3\nconfigmap/dry\nconfigmap/watched\n',
   );
+});
+
+test('kubectl cluster-info; services: create, get (wide), the kubernetes service', { skip }, async () => {
+  const info = await ok('cluster-info');
+  assert.equal(
+    info.replace(/\x1b\[[0-9;]*m/g, ''),
+    `Kubernetes control plane is running at ${url}\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n`,
+  );
+  assert.match(
+    await ok('create', 'service', 'clusterip', 'web', '-n', 'apps', '--tcp=80:8080'),
+    /service\/web created/,
+  );
+  const wide = await ok('get', 'svc', '-n', 'apps', '-o', 'wide');
+  assert.match(wide, /^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR$/m);
+  assert.match(wide, /^web\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s\s+app=web$/m);
+  assert.match(
+    await ok('get', 'svc', 'kubernetes'),
+    /^kubernetes\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443\/TCP\s+\d+s$/m,
+  );
+  assert.equal(
+    await ok('get', 'svc', 'kubernetes', '-o', 'jsonpath={.spec.ports[0].targetPort}'),
+    url.split(':').pop(),
+  );
+  assert.match(await ok('get', 'endpoints', 'kubernetes'), /^kubernetes\s+[\d.]+:\d+\s+\d+s$/m);
+});
+
+test('delete --cascade=foreground waits for the owner, which waits for its blocking dependents', { skip }, async () => {
+  const owner = JSON.parse(await ok('create', 'cm', 'fg-owner', '-n', 'apps', '-o', 'json'));
+  const dep = await raw(
+    'POST',
+    '/api/v1/namespaces/apps/configmaps',
+    JSON.stringify({
+      metadata: {
+        name: 'fg-dep',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-owner', uid: owner.metadata.uid, blockOwnerDeletion: true },
+        ],
+      },
+    }),
+  );
+  assert.equal(dep.status, 201, dep.body);
+  assert.match(
+    await ok('delete', 'cm', 'fg-owner', '-n', 'apps', '--cascade=foreground'),
+    /configmap "fg-owner" deleted/,
+  );
+  // kubectl returned once the owner was gone; the blocking dependent went first.
+  assert.equal((await raw('GET', '/api/v1/namespaces/apps/configmaps/fg-owner')).status, 404);
+  assert.equal((await raw('GET', '/api/v1/namespaces/apps/configmaps/fg-dep')).status, 404);
 });
 
 test('deleting a namespace removes its contents, then the namespace', { skip }, async () => {

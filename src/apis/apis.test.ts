@@ -307,7 +307,7 @@ test('review errors: invalid spec (422), metadata, malformed JSON and protobuf, 
   r = await post(path, '{"kind":"ConfigMap","apiVersion":"v1"}', 'alice');
   assert.equal(
     JSON.parse(r.text).message,
-    'ConfigMap in version "v1" cannot be handled as a SelfSubjectAccessReview: no kind "ConfigMap" is registered for version "v1"',
+    'ConfigMap in version "v1" cannot be handled as a SelfSubjectAccessReview: converting (v1.ConfigMap) to (authorization.SelfSubjectAccessReview): unknown conversion',
   );
   r = await post(path, '{"spec":"x"}', 'alice');
   assert.equal(r.status, 400);

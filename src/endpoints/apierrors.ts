@@ -69,6 +69,11 @@ export function newBadRequest(message: string): StatusError {
   return failure(400, 'BadRequest', message);
 }
 
+/** 413 RequestEntityTooLarge (apierrors.NewRequestEntityTooLargeError). */
+export function newRequestEntityTooLarge(message: string): StatusError {
+  return failure(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`);
+}
+
 export function newInternalError(err: unknown): StatusError {
   return failure(500, 'InternalError', `Internal error occurred: ${errorMessage(err)}`, {
     causes: [{ message: errorMessage(err) }],

@@ -123,6 +123,10 @@ export interface Config {
   fileSystem?: FileSystem;
   /** Audit policy and backend (AuditPolicyRuleEvaluator, AuditBackend); WithAudit needs both. */
   audit?: import('../audit/types.ts').AuditConfig;
+  /** `--service-cluster-ip-range`: the CIDRs (primary first) service cluster IPs come from. */
+  serviceClusterIPRanges: string[];
+  /** `--event-ttl` in seconds: how long events are kept (a TTL on their storage write). */
+  eventTTLSeconds: number;
   /** The storage backend (EtcdOptions.applyTo): the engine under every resource's storage.Interface. */
   storage?: import('../storage/storagebackend/open.ts').StorageBackend;
   /** The resources served from `storage` (built-in groups add theirs here). */
@@ -172,6 +176,8 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     authentication: { apiAudiences: [] },
     authorization: {},
     externalAddress: '',
+    serviceClusterIPRanges: ['10.0.0.0/24'],
+    eventTTLSeconds: 3600,
     routeInstallers: [
       installMetrics,
       installDiscovery,
@@ -225,7 +231,12 @@ export function complete(config: Config): CompletedConfig {
   const authentication = authenticator === a.authenticator ? a : { ...a, authenticator };
   const resources =
     config.resources ??
-    (config.storage ? new ResourceRegistry(config.storage.factory, config.resourceDefinitions) : undefined);
+    (config.storage
+      ? new ResourceRegistry(config.storage.factory, config.resourceDefinitions, {
+          serviceClusterIPRanges: config.serviceClusterIPRanges,
+          eventTTLSeconds: config.eventTTLSeconds,
+        })
+      : undefined);
   return { ...config, externalAddress, authentication, resources, completed: true };
 }
 

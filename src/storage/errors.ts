@@ -7,6 +7,7 @@ import {
   newInternalError,
   newInvalid,
   newNotFound,
+  newRequestEntityTooLarge,
   newResourceExpired,
   newServerTimeout,
   newTimeoutError,
@@ -14,6 +15,7 @@ import {
 } from '../endpoints/apierrors.ts';
 import { aggregateMessage, type ErrorList } from '../util/validation/field.ts';
 import { StatusError } from '../endpoints/responsewriters/status.ts';
+import { ValueTooLargeError } from './kv.ts';
 
 export const ErrCodeKeyNotFound = 1;
 export const ErrCodeKeyExists = 2;
@@ -147,7 +149,15 @@ export function interpretGetError(err: unknown, gr: GroupResource, name: string)
   return err;
 }
 
+/** An object over the engine's size limit is the client's mistake: 413, as over the body limit. */
+function tooLarge(err: unknown): StatusError | undefined {
+  if (!(err instanceof ValueTooLargeError)) return undefined;
+  return newRequestEntityTooLarge(err.limit > 0 ? `limit is ${err.limit}` : err.message);
+}
+
 export function interpretCreateError(err: unknown, gr: GroupResource, name: string): unknown {
+  const big = tooLarge(err);
+  if (big) return big;
   if (isExist(err)) return newAlreadyExists(gr, name);
   if (isUnreachable(err)) return newServerTimeout(gr, 'create', 2);
   if (isInternalError(err) || isCorruptObject(err)) return newInternalError(err);
@@ -155,6 +165,8 @@ export function interpretCreateError(err: unknown, gr: GroupResource, name: stri
 }
 
 export function interpretUpdateError(err: unknown, gr: GroupResource, name: string): unknown {
+  const big = tooLarge(err);
+  if (big) return big;
   if (isConflict(err) || isExist(err) || isInvalidObj(err)) return newConflict(gr, name, err);
   if (isUnreachable(err)) return newServerTimeout(gr, 'update', 2);
   if (isNotFound(err)) return newNotFound(gr, name);

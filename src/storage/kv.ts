@@ -120,6 +120,24 @@ export class CompactedError extends Error {
   }
 }
 
+/**
+ * A value too large for the engine (etcd's rpctypes.ErrRequestTooLarge, a SQL row over its limit);
+ * nothing was written. `limit` is 0 when the engine does not say (etcd).
+ */
+export class ValueTooLargeError extends Error {
+  readonly limit: number;
+  readonly size: number;
+  constructor(key: string, size: number, limit: number, message?: string) {
+    super(
+      message ??
+        `value of ${size} bytes for key ${JSON.stringify(key)} exceeds the storage engine's limit of ${limit} bytes`,
+    );
+    this.name = 'ValueTooLargeError';
+    this.limit = limit;
+    this.size = size;
+  }
+}
+
 /** etcd's mvcc.ErrFutureRev: the revision asked for is newer than the engine's current one. */
 export class FutureRevisionError extends Error {
   readonly currentRevision: number;

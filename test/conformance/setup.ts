@@ -34,8 +34,8 @@ export const ALLOWED_ORIGIN = 'https://allowed.example.com';
 
 /** Files the flags name. */
 /**
- * RBAC for the conformance users (merged with the bootstrap policy): alice may list/watch pods in
- * `default` and read every non-resource path; bob has nothing of his own; everyone may reach the
+ * RBAC for the conformance users (merged with the bootstrap policy): alice may list/watch pods and
+ * edit configmaps in `default` and read every non-resource path; bob has nothing of his own; everyone may reach the
  * test-only /conformance/* routes.
  */
 export const CONFORMANCE_RBAC = `apiVersion: rbac.authorization.k8s.io/v1
@@ -60,6 +60,30 @@ subjects:
 roleRef:
   kind: Role
   name: pod-reader
+  apiGroup: rbac.authorization.k8s.io
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: configmap-editor
+  namespace: default
+rules:
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["*"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: alice-edits-configmaps
+  namespace: default
+subjects:
+- kind: User
+  name: alice
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: Role
+  name: configmap-editor
   apiGroup: rbac.authorization.k8s.io
 ---
 apiVersion: rbac.authorization.k8s.io/v1

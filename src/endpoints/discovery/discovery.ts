@@ -76,35 +76,6 @@ function stateOf(server: DiscoveryTarget): DiscoveryState {
   return s;
 }
 
-/**
- * The group priorities kube-apiserver lists `/apis` by (pkg/controlplane/apiserver
- * DefaultGenericAPIServicePriorities); other groups (custom resources) follow, in order.
- */
-const groupPriority: Readonly<Record<string, number>> = {
-  'apiregistration.k8s.io': 17800,
-  apps: 17800,
-  'events.k8s.io': 17750,
-  'authentication.k8s.io': 17700,
-  'authorization.k8s.io': 17600,
-  autoscaling: 17500,
-  batch: 17400,
-  'certificates.k8s.io': 17300,
-  'networking.k8s.io': 17200,
-  policy: 17100,
-  'rbac.authorization.k8s.io': 17000,
-  'storage.k8s.io': 16800,
-  'admissionregistration.k8s.io': 16700,
-  'apiextensions.k8s.io': 16700,
-  'scheduling.k8s.io': 16600,
-  'coordination.k8s.io': 16500,
-  'node.k8s.io': 16300,
-  'discovery.k8s.io': 16200,
-  'flowcontrol.apiserver.k8s.io': 16100,
-  'internal.apiserver.k8s.io': 16000,
-  'resource.k8s.io': 15900,
-  'storagemigration.k8s.io': 15800,
-};
-
 /** The groups `/apis` lists: this server's, its run-time ones and its delegates' (first name wins). */
 function apisGroups(s: DiscoveryState): APIGroupInfo[] {
   const out: APIGroupInfo[] = [];
@@ -369,6 +340,32 @@ export function installDiscovery(server: DiscoveryTarget): void {
  * web services (`/apis/<group>`, `/apis/<group>/<version>`, or `/api` and `/api/<version>`),
  * then the group's own routes.
  */
+/** pkg/controlplane/apiserver/aggregator.go apiVersionPriorities: the group priorities of the built-in groups. */
+const groupPriority: Record<string, number> = {
+  'apiregistration.k8s.io': 18100,
+  apps: 17800,
+  'events.k8s.io': 17750,
+  'authentication.k8s.io': 17700,
+  'authorization.k8s.io': 17600,
+  autoscaling: 17500,
+  batch: 17400,
+  'certificates.k8s.io': 17300,
+  'networking.k8s.io': 17200,
+  policy: 17100,
+  'rbac.authorization.k8s.io': 17000,
+  'storage.k8s.io': 16800,
+  'admissionregistration.k8s.io': 16700,
+  'apiextensions.k8s.io': 16700,
+  'scheduling.k8s.io': 16600,
+  'coordination.k8s.io': 16500,
+  'node.k8s.io': 16300,
+  'discovery.k8s.io': 16200,
+  'flowcontrol.apiserver.k8s.io': 16100,
+  'internal.apiserver.k8s.io': 16000,
+  'resource.k8s.io': 15900,
+  'storagemigration.k8s.io': 15800,
+};
+
 export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, routes?: Hono<APIEnv>): void {
   if (group.versions.length === 0) throw new Error(`API group ${JSON.stringify(group.name)} has no versions`);
   const s = stateOf(server);
@@ -394,7 +391,11 @@ export function installAPIGroup(server: DiscoveryTarget, group: APIGroupInfo, ro
   } else {
     if (s.groups.some((g) => g.name === group.name))
       throw new Error(`API group ${JSON.stringify(group.name)} is already installed`);
-    s.groups.push(group);
+    // /apis lists groups in kube-apiserver's priority order (the aggregator's apiVersionPriorities),
+    // groups it does not know after them, in install order.
+    const rank = (name: string) => groupPriority[name] ?? 0;
+    const at = s.groups.findIndex((g) => rank(g.name) < rank(group.name));
+    s.groups.splice(at < 0 ? s.groups.length : at, 0, group);
     installDiscovery(server);
     const root = `/apis/${group.name}`;
     r.get(root, (c) =>

@@ -80,6 +80,59 @@ function goJSONError(text: string, err: unknown): string {
     : `invalid character '${c}' after object key:value pair`;
 }
 
+/**
+ * Kinds kube-apiserver's scheme (pkg/api/legacyscheme) registers, by group version: a body of one of
+ * these kinds decodes, then fails to convert into the URL's kind; any other kind is not registered.
+ */
+const legacySchemeKinds: Record<string, readonly string[]> = {
+  v1: [
+    'Binding',
+    'ComponentStatus',
+    'ConfigMap',
+    'Endpoints',
+    'Event',
+    'LimitRange',
+    'Namespace',
+    'Node',
+    'PersistentVolume',
+    'PersistentVolumeClaim',
+    'Pod',
+    'PodTemplate',
+    'ReplicationController',
+    'ResourceQuota',
+    'Secret',
+    'Service',
+    'ServiceAccount',
+  ],
+  'apps/v1': ['ControllerRevision', 'DaemonSet', 'Deployment', 'ReplicaSet', 'StatefulSet'],
+  'batch/v1': ['CronJob', 'Job'],
+  'coordination.k8s.io/v1': ['Lease'],
+  'discovery.k8s.io/v1': ['EndpointSlice'],
+  'events.k8s.io/v1': ['Event'],
+  'networking.k8s.io/v1': ['Ingress', 'IngressClass', 'NetworkPolicy'],
+  'policy/v1': ['PodDisruptionBudget'],
+  'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
+};
+
+/** The internal (hub) package of a group, as Go's reflect names the conversion target. */
+function internalPackage(group: string): string {
+  if (group === '' || group === 'events.k8s.io') return 'core';
+  return group.split('.')[0]!;
+}
+
+/**
+ * Why a body of `kind` in `gv` is not the URL's kind: the versioning decoder's conversion error for a
+ * registered kind (runtime.Converter: `converting (v1.Secret) to (core.ConfigMap): unknown conversion`),
+ * the scheme's for any other (`no kind "X" is registered for version "v" in scheme "…"`).
+ */
+function kindMismatch(k: KindInfo, gv: string, kind: string): string {
+  if (legacySchemeKinds[gv]?.includes(kind)) {
+    const version = gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv;
+    return `converting (${version}.${kind}) to (${internalPackage(k.group)}.${k.kind}): unknown conversion`;
+  }
+  return `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)} in scheme "pkg/api/legacyscheme/scheme.go:30"`;
+}
+
 /** Unknown keys of `obj` against `known`, as `a.b[0].c` paths (sorted like upstream's strict decoder). */
 function unknownFields(obj: unknown, known: KnownFields, prefix: string, out: string[]): void {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return;
@@ -182,11 +235,7 @@ export async function decodeCreateBody(
     const gv = env.apiVersion || apiVersion;
     const kind = env.kind || k.kind;
     if (kind !== k.kind || gv !== apiVersion) {
-      throw cannotHandle(
-        kind,
-        gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv,
-        `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`,
-      );
+      throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, kindMismatch(k, gv, kind));
     }
     if (env.contentEncoding)
       throw cannotHandle(kind, k.version, `unsupported content encoding ${JSON.stringify(env.contentEncoding)}`);
@@ -216,11 +265,7 @@ export async function decodeCreateBody(
     const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : k.kind;
     const gv = typeof obj.apiVersion === 'string' && obj.apiVersion ? obj.apiVersion : apiVersion;
     if (kind !== k.kind || gv !== apiVersion) {
-      throw cannotHandle(
-        kind,
-        gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv,
-        `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gv)}`,
-      );
+      throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, kindMismatch(k, gv, kind));
     }
     const typeErr = k.unstructured ? undefined : checkTypes(obj, k.fields);
     if (typeErr) throw cannotHandle(kind, k.version, typeErr);

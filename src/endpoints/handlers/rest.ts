@@ -13,7 +13,7 @@ import {
 } from '../../storage/interfaces.ts';
 import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selection/fields.ts';
 import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';
-import { patchResource, requestManager } from './patch.ts';
+import { patchResource, requestManager, type PatchScope } from './patch.ts';
 import { FieldManager } from '../../util/managedfields/fieldmanager.ts';
 import { typeSchemaFromFields } from '../../util/managedfields/objectmeta.ts';
 import type { TypeSchema } from '../../util/managedfields/schema.ts';
@@ -42,6 +42,8 @@ export interface RESTOptions {
   minRequestTimeoutSeconds: number;
   /** The admission chain every write goes through (NamespaceLifecycle first). */
   admission?: AdmissionChain;
+  /** The subresources served through the resource's Store (`status`, `finalize`) and their verbs. */
+  subresources?: readonly { name: string; verbs: readonly string[] }[];
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?: (name: string) => Promise<KubeObject>;
   /**
@@ -68,9 +70,9 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
   };
   return async (ctx) => {
     const info = ctx.requestInfo;
-    // No subresources are served yet: go-restful finds no route.
-    if (!info || info.subresource) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
+    if (!info) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
     const ns = info.namespace;
+    if (info.subresource) return subresourceResponse(ctx, o, patchScope, info.subresource, info.verb, ns, info.name);
     switch (info.verb) {
       case 'get': {
         const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
@@ -91,7 +93,8 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
             ctx,
             o,
             'CREATE',
-            object.metadata?.namespace || ns,
+            // The URL's namespace; a body naming another is refused by the store (BeforeCreate).
+            ns || object.metadata?.namespace || '',
             object.metadata?.name ?? '',
             dry,
             object,
@@ -104,7 +107,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
         logRequestObject(ctx, obj);
-        checkName(obj, info.name);
+        checkName(obj, info.name, ns);
         const manager = requestManager(ctx, 'UpdateOptions');
         const r = await store.update(
           info.name,
@@ -166,6 +169,47 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
   };
 }
 
+/**
+ * A subresource sharing the resource's Store (status, finalize): get reads the object, update and
+ * patch write through the subresource's strategy. Other verbs have no route (go-restful's 405), an
+ * unknown subresource none at all (404).
+ */
+async function subresourceResponse(
+  ctx: RequestContext,
+  o: RESTOptions,
+  patchScope: PatchScope,
+  sub: string,
+  verb: string,
+  ns: string,
+  name: string,
+): Promise<Response> {
+  const served = o.subresources?.find((s) => s.name === sub);
+  if (!served || !name) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
+  if (!served.verbs.includes(verb))
+    return statusResponse(ctx, {
+      status: 'Failure',
+      message: 'the server does not allow this method on the requested resource',
+      reason: 'MethodNotAllowed',
+      details: { causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }] },
+      code: 405,
+    });
+  switch (verb) {
+    case 'get':
+      return objectResponse(ctx, o, await o.store.get(ns, name), 200);
+    case 'update': {
+      const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
+      logRequestObject(ctx, obj);
+      checkName(obj, name, ns);
+      const r = await o.store.update(name, obj, updateOptions(ctx, o, ns, name, sub));
+      return objectResponse(ctx, o, r.object, 200);
+    }
+    default: {
+      const r = await patchResource(ctx, patchScope, ns, name, updateOptions(ctx, o, ns, name, sub));
+      return objectResponse(ctx, o, r.object, 200);
+    }
+  }
+}
+
 /** admission.NewAttributesRecord for this request. */
 function admissionAttributes(
   ctx: RequestContext,
@@ -195,15 +239,22 @@ function admissionAttributes(
 }
 
 /** Update (and patch) options: dry run, and admission with the stored object inside the update loop. */
-function updateOptions(ctx: RequestContext, o: RESTOptions, ns: string, name: string): UpdateOptions {
+function updateOptions(
+  ctx: RequestContext,
+  o: RESTOptions,
+  ns: string,
+  name: string,
+  subresource?: string,
+): UpdateOptions {
   const dry = dryRun(ctx);
   const chain = o.admission;
-  if (!chain) return { namespace: ns, dryRun: dry };
+  if (!chain) return { namespace: ns, dryRun: dry, subresource };
   const attrs = (obj: KubeObject, old: KubeObject | undefined) =>
     admissionAttributes(ctx, o, old ? 'UPDATE' : 'CREATE', ns, name, dry, obj, old);
   return {
     namespace: ns,
     dryRun: dry,
+    subresource,
     admit: (obj, old) => chain.admit(attrs(obj, old)),
     validation: (obj, old) => chain.validate(attrs(obj, old)),
   };
@@ -216,11 +267,16 @@ function dryRun(ctx: RequestContext): boolean {
   return values.length > 0;
 }
 
-// The name in the body must match the URL (handlers/update.go, rest.ValidateAllObjectFunc's sibling).
-function checkName(obj: KubeObject, name: string): void {
+// The name (and namespace, if any) in the body must match the URL (handlers/rest.go checkName).
+function checkName(obj: KubeObject, name: string, namespace: string): void {
   const bodyName = obj.metadata?.name ?? '';
   if (bodyName !== name)
     throw newBadRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+  const bodyNamespace = obj.metadata?.namespace ?? '';
+  if (namespace && bodyNamespace && bodyNamespace !== namespace)
+    throw newBadRequest(
+      `the namespace of the object (${bodyNamespace}) does not match the namespace on the URL (${namespace})`,
+    );
 }
 
 function intParam(ctx: RequestContext, name: string): number | undefined {

@@ -19,8 +19,11 @@ import { formatTime, type KubeObject } from '../generic/store.ts';
 import type { ResourceDefinition, ResourceRegistry } from '../rest/registry.ts';
 import { age, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
 import { encodeBase64Text } from '../../util/base64.ts';
+import { endpoints } from './endpoints.ts';
+import { event, eventsV1 } from './events.ts';
+import { service, serviceAllocator } from './services.ts';
 
-export type { ResourceDefinition, ResourceInfo } from '../rest/registry.ts';
+export type { ResourceDefinition, ResourceHookDeps, ResourceInfo } from '../rest/registry.ts';
 
 const col = (name: string, type: string, description: string, priority = 0): TableColumnDefinition => ({
   name,
@@ -71,6 +74,22 @@ function validateImmutable(obj: KubeObject, old: KubeObject, fields: string[]): 
 
 export const FinalizerKubernetes = 'kubernetes';
 
+/** validateFinalizerName over spec.finalizers (indexed in ValidateNamespaceFinalizeUpdate). */
+function validateNamespaceFinalizers(obj: KubeObject, indexed: boolean): ErrorList {
+  const errs: ErrorList = [];
+  ((obj.spec as { finalizers?: string[] })?.finalizers ?? []).forEach((f, i) => {
+    if (f !== FinalizerKubernetes && !f.includes('/'))
+      errs.push(
+        invalid(
+          indexed ? Path.of('spec', 'finalizers').index(i) : Path.of('spec', 'finalizers'),
+          f,
+          'name is neither a standard finalizer name nor is it fully qualified',
+        ),
+      );
+  });
+  return errs;
+}
+
 const namespace: ResourceDefinition = {
   group: '',
   version: 'v1',
@@ -81,6 +100,10 @@ const namespace: ResourceDefinition = {
     kind: 'Namespace',
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     shortNames: ['ns'],
+    subresources: [
+      { name: 'finalize', kind: 'Namespace', verbs: ['update'] },
+      { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+    ],
   },
   listKind: 'NamespaceList',
   strategy: {
@@ -99,19 +122,44 @@ const namespace: ResourceDefinition = {
       obj.status = old.status;
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
     },
-    validate(obj) {
-      const errs: ErrorList = [];
-      for (const f of (obj.spec as { finalizers?: string[] })?.finalizers ?? []) {
-        if (f !== FinalizerKubernetes && !f.includes('/'))
-          errs.push(
-            invalid(
-              Path.of('spec', 'finalizers'),
-              f,
-              'name is neither a standard finalizer name nor is it fully qualified',
-            ),
-          );
-      }
-      return errs;
+    validate: (obj) => validateNamespaceFinalizers(obj, false),
+    // ShouldDeleteNamespaceDuringUpdate: gone once being deleted with no finalizer of either kind left.
+    shouldDeleteDuringUpdate: (obj) =>
+      !!obj.metadata.deletionTimestamp &&
+      !obj.metadata.finalizers?.length &&
+      !(obj.spec as { finalizers?: string[] } | undefined)?.finalizers?.length,
+    subresources: {
+      // namespaceStatusStrategy: only status changes; its phase follows deletionTimestamp.
+      status: {
+        prepareForUpdate(obj, old) {
+          obj.spec = old.spec;
+        },
+        validateUpdate(obj) {
+          const phase = (obj.status as { phase?: string } | undefined)?.phase ?? '';
+          if (!obj.metadata.deletionTimestamp) {
+            if (phase !== 'Active')
+              return [
+                invalid(Path.of('status', 'Phase'), phase, "may only be 'Active' if `deletionTimestamp` is empty"),
+              ];
+          } else if (phase !== 'Terminating')
+            return [
+              invalid(
+                Path.of('status', 'Phase'),
+                phase,
+                "may only be 'Terminating' if `deletionTimestamp` is not empty",
+              ),
+            ];
+          return [];
+        },
+      },
+      // namespaceFinalizeStrategy: spec.finalizers change, status stays.
+      finalize: {
+        prepareForUpdate(obj, old) {
+          obj.status = old.status;
+          obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+        },
+        validateUpdate: (obj) => validateNamespaceFinalizers(obj, true),
+      },
     },
   },
   kindInfo: {
@@ -377,5 +425,25 @@ const lease: ResourceDefinition = {
   },
 };
 
+const services: ResourceDefinition = {
+  ...service,
+  hooks: (deps) =>
+    serviceAllocator({
+      ranges: deps.serviceClusterIPRanges,
+      ipAddresses: deps.storage({ group: 'networking.k8s.io', resource: 'ipaddresses' }),
+      listServices: async () => (await deps.registry.store('', 'services')!.list('', {})).items,
+    }),
+};
+
 /** Every resource this server serves from storage, core first. */
-export const builtinResources: readonly ResourceDefinition[] = [namespace, configmap, secret, serviceaccount, lease];
+export const builtinResources: readonly ResourceDefinition[] = [
+  namespace,
+  configmap,
+  secret,
+  serviceaccount,
+  services,
+  endpoints,
+  event,
+  lease,
+  eventsV1,
+];

@@ -56,6 +56,13 @@ export interface Strategy {
   /** Canonicalize: normalise after validation. */
   canonicalize?(obj: KubeObject): void;
   allowCreateOnUpdate?: boolean;
+  /** ShouldDeleteDuringUpdate (default: being deleted and no finalizers left). */
+  shouldDeleteDuringUpdate?(obj: KubeObject): boolean;
+  /**
+   * The update strategies of subresources (`status`, `finalize`): what an update through them may
+   * change (upstream's statusStrategy and finalizeStrategy). Never create on update.
+   */
+  subresources?: Record<string, Pick<Strategy, 'prepareForUpdate' | 'validateUpdate'>>;
   allowUnconditionalUpdate?: boolean;
   /** Field selector attributes beyond metadata.name/namespace. */
   getAttrs?: AttrFunc;
@@ -75,6 +82,20 @@ export interface StoreConfig {
   tableConvertor?: TableConvertor;
   /** Clock and randomness (tests). */
   now?: () => Date;
+  hooks?: StoreHooks;
+}
+
+/** Store's BeginCreate / AfterDelete / TTLFunc: what a resource does around its writes (allocators, TTLs). */
+export interface StoreHooks {
+  /**
+   * After validation, before the write (upstream runs it first; here the object is defaulted and valid):
+   * allocate what the object needs; the returned finish runs with the write's outcome.
+   */
+  beginCreate?(obj: KubeObject, opts: { dryRun: boolean }): Promise<((success: boolean) => Promise<void>) | void>;
+  /** After an object left storage (not on dry run). */
+  afterDelete?(obj: KubeObject): Promise<void>;
+  /** TTLFunc: the TTL in seconds of a create or update (0: none). */
+  ttl?(obj: KubeObject, update: boolean): number;
 }
 
 /** rest.ValidateObjectFunc: validating admission on the object about to be stored. */
@@ -95,6 +116,8 @@ export interface UpdateOptions {
   dryRun?: boolean;
   /** Create the object when it does not exist even if the strategy does not allow it (server-side apply). */
   forceAllowCreate?: boolean;
+  /** Update through a subresource's strategy (`status`, `finalize`). */
+  subresource?: string;
   /** Mutating admission on the new object with the stored one (upstream: objInfo's transformers). */
   admit?: UpdateAdmissionFunc;
   /** updateValidation (or createValidation, on create-on-update): after the strategy, before the write. */
@@ -154,8 +177,10 @@ export class Store {
   readonly tableConvertor?: TableConvertor;
   private readonly resourcePrefix: string;
   private readonly now: () => Date;
+  readonly hooks: StoreHooks;
 
   constructor(c: StoreConfig) {
+    this.hooks = c.hooks ?? {};
     this.qualifiedResource = c.qualifiedResource;
     this.apiVersion = c.apiVersion;
     this.kind = c.kind;
@@ -227,15 +252,20 @@ export class Store {
       await opts.validation?.(obj);
       const name = obj.metadata.name!;
       const key = this.key(obj.metadata.namespace ?? '', name);
+      const finish = (await this.hooks.beginCreate?.(obj, { dryRun: !!opts.dryRun })) ?? undefined;
       if (opts.dryRun) {
         // DryRunnableStorage.Create: the key must not exist.
         const existing = await this.storage.get(key, { ignoreNotFound: true });
+        await finish?.(false);
         if (existing) throw interpretCreateError(newKeyExistsError(key, 0), this.qualifiedResource, name);
         return obj;
       }
       try {
-        return (await this.storage.create(key, obj)) as KubeObject;
+        const out = (await this.storage.create(key, obj, this.hooks.ttl?.(obj, false) ?? 0)) as KubeObject;
+        await finish?.(true);
+        return out;
       } catch (err) {
+        await finish?.(false);
         if (generated && isExist(err) && attempt + 1 < generateNameRetries) continue;
         throw await this.createError(err, key, name);
       }
@@ -300,7 +330,7 @@ export class Store {
       obj.metadata ??= {};
       const newRV = obj.metadata.resourceVersion ?? '';
       if (!existing) {
-        if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate)
+        if ((!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) || opts.subresource)
           throw newNotFound(this.qualifiedResource, name);
         if (newRV) throw newNotFound(this.qualifiedResource, name);
         const fresh = structuredClone(obj);
@@ -323,7 +353,7 @@ export class Store {
       } else if (newRV !== existingRV) {
         throw newConflict(this.qualifiedResource, name, new Error(OptimisticLockErrorMsg));
       }
-      this.beforeUpdate(next, existing, opts.namespace);
+      this.beforeUpdate(next, existing, opts.namespace, opts.subresource);
       await opts.validation?.(next, existing);
       return next;
     };
@@ -339,12 +369,19 @@ export class Store {
         // The stored bytes never carry resourceVersion; the store stamps it.
         const stored = structuredClone(next);
         delete stored.metadata.resourceVersion;
-        return { object: stored };
+        return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
       })) as KubeObject;
       // ShouldDeleteDuringUpdate: the last finalizer removed from an object being deleted.
-      if (out.metadata.deletionTimestamp && !out.metadata.finalizers?.length) {
+      const shouldDelete =
+        this.strategy.shouldDeleteDuringUpdate ??
+        ((o: KubeObject) => !!o.metadata.deletionTimestamp && !o.metadata.finalizers?.length);
+      if (shouldDelete(out)) {
         const deleted = await this.storage
           .delete(key, { uid: out.metadata.uid, resourceVersion: out.metadata.resourceVersion })
+          .then(async (d) => {
+            await this.hooks.afterDelete?.(d as KubeObject);
+            return d;
+          })
           .catch(() => out);
         return { object: deleted as KubeObject, created };
       }
@@ -357,20 +394,21 @@ export class Store {
   }
 
   /** rest.BeforeUpdate. */
-  private beforeUpdate(obj: KubeObject, old: KubeObject, namespace: string): void {
+  private beforeUpdate(obj: KubeObject, old: KubeObject, namespace: string, subresource?: string): void {
+    const strategy = subresource ? (this.strategy.subresources?.[subresource] ?? {}) : this.strategy;
     const meta = obj.metadata;
     this.setNamespace(meta, namespace);
     // Requests cannot change generation, creationTimestamp, deletionTimestamp or the grace period.
     if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
     else delete meta.generation;
-    this.strategy.prepareForUpdate?.(obj, old);
+    strategy.prepareForUpdate?.(obj, old);
     if (!meta.uid) meta.uid = old.metadata.uid;
     if (old.metadata.creationTimestamp) meta.creationTimestamp = old.metadata.creationTimestamp;
     if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
     if (old.metadata.deletionGracePeriodSeconds !== undefined)
       meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
     const errs = validateObjectMetaUpdate(meta, old.metadata);
-    errs.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
+    errs.push(...(strategy.validateUpdate?.(obj, old) ?? []));
     if (errs.length) throw newInvalid(this.groupKind, meta.name ?? '', errs);
     this.strategy.canonicalize?.(obj);
   }
@@ -417,6 +455,7 @@ export class Store {
     if (opts.dryRun) return { deleted: true, object: existing };
     try {
       const out = await this.storage.delete(key, opts.preconditions, undefined, existing);
+      await this.hooks.afterDelete?.(out as KubeObject);
       return { deleted: true, object: out as KubeObject };
     } catch (err) {
       throw interpretDeleteError(err, this.qualifiedResource, name);

@@ -7,8 +7,10 @@
 import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import type { KindInfo } from '../../endpoints/handlers/decode.ts';
 import type { RequestContext } from '../../endpoints/request/context.ts';
+import type { GroupResource } from '../../endpoints/apierrors.ts';
+import type { Interface } from '../../storage/interfaces.ts';
 import type { StorageFactory } from '../../storage/storagebackend/factory.ts';
-import { Store, type KubeObject, type Strategy } from '../generic/store.ts';
+import { Store, type KubeObject, type StoreHooks, type Strategy } from '../generic/store.ts';
 import type { TableConvertor } from '../generic/table.ts';
 import type { ResourceOpenAPI } from '../../endpoints/openapi/builder.ts';
 
@@ -52,7 +54,32 @@ export interface ResourceDefinition {
   typeSchema?: TypeSchema;
   /** Subresources answered by their own handler (serviceaccounts/token), by name. */
   subresourceHandlers?: Record<string, (ctx: RequestContext, registry: ResourceRegistry) => Promise<Response>>;
+  /** Wraps the resource's storage (a stored version other than the served one: events.k8s.io). */
+  decorateStorage?(storage: Interface): Interface;
+  /** The Store's hooks (BeginCreate, AfterDelete, TTLFunc: allocators, event TTLs). */
+  hooks?(deps: ResourceHookDeps): StoreHooks;
 }
+
+/** Settings of the kube-apiserver that some resources' hooks read. */
+export interface RegistrySettings {
+  /** `--service-cluster-ip-range`, primary first (default 10.0.0.0/24). */
+  serviceClusterIPRanges: readonly string[];
+  /** `--event-ttl` in seconds (default 3600). */
+  eventTTLSeconds: number;
+}
+
+/** What a resource's hooks may use. */
+export interface ResourceHookDeps extends RegistrySettings {
+  /** Storage of a resource that is not served (IP addresses), keyed as upstream. */
+  storage(gr: GroupResource): Interface;
+  /** The registry (other Stores, looked up when a hook runs). */
+  registry: ResourceRegistry;
+}
+
+export const defaultRegistrySettings: RegistrySettings = {
+  serviceClusterIPRanges: ['10.0.0.0/24'],
+  eventTTLSeconds: 3600,
+};
 
 /** A served resource: its definition and the Store over its storage. */
 export interface RegisteredResource {
@@ -73,9 +100,16 @@ export class ResourceRegistry {
   private readonly resources = new Map<string, RegisteredResource & { destroy(): void }>();
   private readonly listeners = new Set<RegistryListener>();
   private readonly factory: StorageFactory;
+  private readonly unserved = new Map<string, Interface>();
+  readonly settings: RegistrySettings;
 
-  constructor(factory: StorageFactory, definitions: readonly ResourceDefinition[] = []) {
+  constructor(
+    factory: StorageFactory,
+    definitions: readonly ResourceDefinition[] = [],
+    settings: RegistrySettings = defaultRegistrySettings,
+  ) {
     this.factory = factory;
+    this.settings = settings;
     for (const d of definitions) this.add(d);
   }
 
@@ -97,14 +131,23 @@ export class ResourceRegistry {
       kind: definition.resource.kind,
       listKind: definition.listKind,
       strategy: definition.strategy,
-      storage: rs.storage,
+      storage: definition.decorateStorage ? definition.decorateStorage(rs.storage) : rs.storage,
       resourcePrefix: rs.resourcePrefix,
       tableConvertor: definition.table,
+      hooks: definition.hooks?.({ ...this.settings, registry: this, storage: (gr) => this.unservedStorage(gr) }),
     });
     const entry = { definition, store, destroy: () => rs.destroy() };
     this.resources.set(key, entry);
     for (const l of this.listeners) l('add', entry);
     return store;
+  }
+
+  /** The storage of a resource kept but not served (networking.k8s.io ipaddresses), made once. */
+  private unservedStorage(gr: GroupResource): Interface {
+    const key = keyOf(gr.group, gr.resource);
+    let s = this.unserved.get(key);
+    if (!s) this.unserved.set(key, (s = this.factory.forResource({ groupResource: gr }).storage));
+    return s;
   }
 
   /** Stops serving a resource (its stored objects stay; its watch cache stops). */

@@ -19,6 +19,8 @@ import type { Logger } from '../../util/logger.ts';
 import { startControllers, type Controller } from '../controllers/controller.ts';
 import { newNamespaceController } from '../controllers/namespace.ts';
 import { newSystemNamespacesController } from '../controllers/systemnamespaces.ts';
+import { newKubernetesServiceController } from '../controllers/kubernetesservice.ts';
+import { newGarbageCollector } from '../controllers/garbagecollector.ts';
 
 /** Builds an admission plugin over the registry (upstream: a plugin and its initializers). */
 export type AdmissionPluginFactory = (registry: ResourceRegistry) => AdmissionPlugin;
@@ -40,7 +42,11 @@ export const namespaceLifecycle: AdmissionPluginFactory = (registry) =>
 export const defaultAdmissionPlugins = (): AdmissionPluginFactory[] => [namespaceLifecycle];
 
 /** The default controllers over the registry. */
-export const defaultControllers = (): Controller[] => [newSystemNamespacesController(), newNamespaceController()];
+export const defaultControllers = (): Controller[] => [
+  newSystemNamespacesController(),
+  newNamespaceController(),
+  newGarbageCollector(),
+];
 
 /** What installResourceAPIs reads from the server's Config. */
 export interface ResourceAPIsConfig {
@@ -52,6 +58,8 @@ export interface ResourceAPIsConfig {
   minRequestTimeout: number;
   enableDiscovery: boolean;
   externalAddress: string;
+  publicAddress?: string;
+  secureServing?: { bindPort: number };
 }
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -71,6 +79,7 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
       maxRequestBodyBytes: c.maxRequestBodyBytes,
       minRequestTimeoutSeconds: c.minRequestTimeout,
       admission,
+      subresources: def.resource.subresources,
       deleteOverride: def.deleteOverride && ((name) => def.deleteOverride!(registry, name)),
       typeSchema: typeSchemaOf(def),
       // Custom resources have no patch strategies: strategic merge patch is a 415 for them.
@@ -120,7 +129,13 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
     installAPIGroup(server, group, r);
   }
 
-  server.addDestroyFunc(startControllers(c.controllers, registry, c.logger));
+  // The kubernetes service controller works from this server's own addresses (controlplane instance).
+  const kubernetesService = newKubernetesServiceController({
+    servicePort: 443,
+    publicServicePort: c.secureServing?.bindPort || 443,
+    publicIP: c.publicAddress,
+  });
+  server.addDestroyFunc(startControllers([...c.controllers, kubernetesService], registry, c.logger));
 }
 
 /** The schema strategic merge patch and apply read: the definition's own, its OpenAPI one, or upstream's. */

@@ -8,7 +8,7 @@
 // timeout: a stopped or unreachable etcd turns into an EtcdUnavailableError, never a hang.
 
 import { base64Decode, base64Encode } from '../../util/base64.ts';
-import { CompactedError, FutureRevisionError, type KeyValue } from '../kv.ts';
+import { CompactedError, FutureRevisionError, ValueTooLargeError, type KeyValue } from '../kv.ts';
 
 /** The fetch the client uses (Node passes one that presents client certificates). */
 export type EtcdFetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -299,5 +299,6 @@ function responseError(json: Record<string, unknown>, status: number): Error {
   const code = Number(json.code ?? 2);
   if (message.includes('required revision has been compacted')) return new CompactedError(0, 0);
   if (message.includes('required revision is a future revision')) return new FutureRevisionError(0);
+  if (message.includes('request is too large')) return new ValueTooLargeError('', 0, 0, message);
   return new EtcdResponseError(message, code, status);
 }

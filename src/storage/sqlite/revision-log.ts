@@ -10,6 +10,7 @@
 import {
   CompactedError,
   FutureRevisionError,
+  ValueTooLargeError,
   prefixRangeEnd,
   type GetResult,
   type KV,
@@ -60,17 +61,8 @@ export const DEFAULT_COMPACT_MIN_RETAIN = 1000;
 const DEFAULT_MAX_ROW_BYTES = 64 * 1024 * 1024;
 const WATCH_BATCH = 500;
 
-/** A value too large for one row (a Durable Object stores at most 2 MB per row); nothing was written. */
-export class ValueTooLargeError extends Error {
-  readonly limit: number;
-  readonly size: number;
-  constructor(key: string, size: number, limit: number) {
-    super(`value of ${size} bytes for key ${JSON.stringify(key)} exceeds the storage engine's limit of ${limit} bytes`);
-    this.name = 'ValueTooLargeError';
-    this.limit = limit;
-    this.size = size;
-  }
-}
+/** A value too large for one row (a Durable Object stores at most 2 MB per row): the seam's error. */
+export { ValueTooLargeError };
 
 interface Row {
   id: number;

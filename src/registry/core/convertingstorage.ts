@@ -1,0 +1,84 @@
+// A storage.Interface that stores one version of a kind and serves another: every object read is
+// converted from the stored form, every object written to it (upstream: the storage codec's
+// encode/decode between the storage version and the request's version, as events.k8s.io/v1
+// Events are stored as core/v1 Events under /registry/events).
+
+import type {
+  DeleteOptions,
+  GetOptions,
+  Interface,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  Stats,
+  StorageObject,
+  UpdateFunc,
+  ValidateObjectFunc,
+  WatchEvent,
+  WatchInterface,
+} from '../../storage/interfaces.ts';
+
+export interface Conversion {
+  /** Stored form → served form. */
+  fromStorage(obj: StorageObject): StorageObject;
+  /** Served form → stored form. */
+  toStorage(obj: StorageObject): StorageObject;
+}
+
+export function convertingStorage(inner: Interface, c: Conversion): Interface {
+  const from = (o: StorageObject | undefined) => (o ? c.fromStorage(o) : o);
+  return {
+    async create(key: string, obj: StorageObject, ttl?: number) {
+      return c.fromStorage(await inner.create(key, c.toStorage(obj), ttl));
+    },
+    async delete(
+      key: string,
+      preconditions?: Preconditions,
+      validateDeletion?: ValidateObjectFunc,
+      cachedExistingObject?: StorageObject,
+      opts?: DeleteOptions,
+    ) {
+      const validate = validateDeletion && ((o: StorageObject) => validateDeletion(c.fromStorage(o)));
+      const cached = cachedExistingObject && c.toStorage(cachedExistingObject);
+      return c.fromStorage(await inner.delete(key, preconditions, validate, cached, opts));
+    },
+    async watch(key: string, opts: ListOptions): Promise<WatchInterface> {
+      const w = await inner.watch(key, opts);
+      return {
+        stop: () => w.stop(),
+        async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+          for await (const ev of w) {
+            if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')
+              yield { type: ev.type, object: c.fromStorage(ev.object) };
+            else yield ev;
+          }
+        },
+      };
+    },
+    async get(key: string, opts?: GetOptions) {
+      return from(await inner.get(key, opts));
+    },
+    async getList(key: string, opts: ListOptions): Promise<ListResult> {
+      const list = await inner.getList(key, opts);
+      return { ...list, items: list.items.map((i) => c.fromStorage(i)) };
+    },
+    guaranteedUpdate(
+      key: string,
+      ignoreNotFound: boolean,
+      preconditions: Preconditions | undefined,
+      tryUpdate: UpdateFunc,
+      cachedExistingObject?: StorageObject,
+    ) {
+      const wrapped: UpdateFunc = async (input, res) => {
+        const out = await tryUpdate(res.resourceVersion > 0 ? c.fromStorage(input) : input, res);
+        return { ...out, object: c.toStorage(out.object) };
+      };
+      const cached = cachedExistingObject && c.toStorage(cachedExistingObject);
+      return inner.guaranteedUpdate(key, ignoreNotFound, preconditions, wrapped, cached).then((o) => c.fromStorage(o));
+    },
+    stats: (): Promise<Stats> => inner.stats(),
+    readinessCheck: () => inner.readinessCheck(),
+    getCurrentResourceVersion: () => inner.getCurrentResourceVersion(),
+    compactRevision: () => inner.compactRevision(),
+  };
+}
