@@ -15,7 +15,6 @@ import { ServerRunOptions } from './run.ts';
 import { EtcdOptions } from './etcd.ts';
 import type { Platform } from '../platform.ts';
 import { ExtraOptions } from './extra.ts';
-import type { StoragePlatform } from '../../storage/storagebackend/open.ts';
 
 /** What ApplyTo may use besides the Config: the platform's services and a logger. */
 export interface ApplyContext extends Platform {
