@@ -21,7 +21,7 @@ import { flowcontrolGroup } from '../../registry/flowcontrol/resources.ts';
 import { formatTime, type KubeObject, type Store } from '../../registry/generic/store.ts';
 import type { ResourceRegistry } from '../../registry/rest/registry.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
-import { listAndWatch, type Controller } from './controller.ts';
+import { listAndWatch, unrefTimer, type Controller } from './controller.ts';
 
 const autoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';
 /** Upstream's object count refresh period (storage object count tracker). */
@@ -176,6 +176,6 @@ function startObjectCounts(fc: FlowControl, registry: ResourceRegistry, signal: 
   };
   fc.setObjectCounter((group, resource) => counts.get(`${resource}.${group}`));
   void refresh();
-  const timer = setInterval(() => void refresh(), objectCountIntervalMs);
+  const timer = unrefTimer(setInterval(() => void refresh(), objectCountIntervalMs));
   signal.addEventListener('abort', () => clearInterval(timer), { once: true });
 }

@@ -34,6 +34,12 @@ export function startControllers(
 
 const relistDelayMs = 1000;
 
+/** A background timer must not keep the process alive when nobody stops the server (Node's unref; others have none). */
+export function unrefTimer<T>(t: T): T {
+  (t as { unref?: () => void }).unref?.();
+  return t;
+}
+
 /**
  * A reflector in miniature (client-go tools/cache): lists the store, then watches from the list's
  * resourceVersion, handing every object to `handle`; relists after the watch ends or fails.
@@ -64,7 +70,7 @@ export async function listAndWatch(
     }
     if (signal.aborted) return;
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, relistDelayMs);
+      const t = unrefTimer(setTimeout(resolve, relistDelayMs));
       signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
     });
   }
