@@ -380,7 +380,10 @@ status:
   };
   assert.deepEqual([scale.kind, scale.spec.replicas, scale.status.replicas], ['Scale', 3, 2]);
   // Categories: `kubectl get all` includes widgets (the only resource in `all` here).
-  assert.match(await ok('get', 'all', '-n', 'default'), /^NAME\s+SIZE\s+REPLICAS$\n^one\s+small\s+3$/m);
+  assert.match(
+    await ok('get', 'all', '-n', 'default'),
+    /^NAME\s+SIZE\s+REPLICAS$\n^widget\.example\.com\/one\s+small\s+3$/m,
+  );
   // Merge patch of the main resource prunes and validates too.
   const p = await fails('patch', 'widget', 'one', '-n', 'default', '--type=merge', '-p', '{"spec":{"size":"huge"}}');
   assert.match(p, /spec\.size: Unsupported value: "huge"/);

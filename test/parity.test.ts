@@ -45,6 +45,17 @@ const kubeAPIResources: Record<string, string[]> = {
   selfsubjectrulesreviews: ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
   subjectaccessreviews: ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
   leases: ['leases', 'coordination.k8s.io/v1', 'true', 'Lease'],
+  flowschemas: ['flowschemas', 'flowcontrol.apiserver.k8s.io/v1', 'false', 'FlowSchema'],
+  prioritylevelconfigurations: [
+    'prioritylevelconfigurations',
+    'flowcontrol.apiserver.k8s.io/v1',
+    'false',
+    'PriorityLevelConfiguration',
+  ],
+  clusterrolebindings: ['clusterrolebindings', 'rbac.authorization.k8s.io/v1', 'false', 'ClusterRoleBinding'],
+  clusterroles: ['clusterroles', 'rbac.authorization.k8s.io/v1', 'false', 'ClusterRole'],
+  rolebindings: ['rolebindings', 'rbac.authorization.k8s.io/v1', 'true', 'RoleBinding'],
+  roles: ['roles', 'rbac.authorization.k8s.io/v1', 'true', 'Role'],
 };
 /** kube-apiserver's /apis group order (core first), for the groups above. */
 // kubectl api-resources lists groups by name.
@@ -55,6 +66,8 @@ const kubeGroupOrder = [
   'authorization.k8s.io',
   'coordination.k8s.io',
   'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'rbac.authorization.k8s.io',
 ];
 const kubectlPath = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 const kubectlSkip = existsSync(kubectlPath) ? false : `kubectl 1.32 not found at ${kubectlPath}`;
