@@ -42,6 +42,8 @@ before(async () => {
       `--service-account-issuer=${saIssuer}`,
       `--service-account-key-file=${join(keyDir, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(keyDir, 'sa.key')}`,
+      // The test mints its own token for default/default; no such object is stored with that UID.
+      '--service-account-lookup=false',
       `--api-audiences=${saIssuer}`,
       `--oidc-issuer-url=${oidcIssuer}`,
       '--oidc-client-id=edge',
