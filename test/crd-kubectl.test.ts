@@ -6,84 +6,33 @@
 // removing the objects.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { kubectlSkip as skip, runKubectl, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
-const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
-const haveKubectl = existsSync(kubectl);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32 not found at ${kubectl}`);
-const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
-
-const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-crd-'));
-let proc: ChildProcess | undefined;
+let server: CLIServer | undefined;
 let url = '';
 let config = '';
 let token = '';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 before(async () => {
-  if (!haveKubectl) return;
-  const port = await freePort();
-  const certDir = join(dir, 'certs');
-  proc = spawn(
-    process.execPath,
-    [join(root, 'adapters/node/bin.mjs'), `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`],
-    { env: { ...process.env, NODE_NO_WARNINGS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
-    proc!.stderr!.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      if (err.includes('Serving securely on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  url = `https://127.0.0.1:${port}`;
-  config = join(certDir, 'admin.kubeconfig');
-  token = /token: "?([^"\s]+)"?/.exec(readFileSync(config, 'utf8'))![1]!;
+  if (skip) return;
+  server = await startCLIServer(join(dir, 'certs'), []);
+  ({ url, kubeconfig: config, token } = server);
 });
 
-after(() => {
-  proc?.kill('SIGKILL');
+after(async () => {
+  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
+// A fresh discovery and OpenAPI cache per call: CRDs change what the server serves between calls.
 let cacheN = 0;
 function k(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const cache = join(dir, `cache-${cacheN++}`);
-  return new Promise((resolve) => {
-    execFile(
-      kubectl,
-      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
-      { timeout: 40_000 },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : 1
-          : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+  return runKubectl(server!, ['--cache-dir', cache, '--request-timeout=20s', ...args]);
 }
 
 async function ok(...args: string[]): Promise<string> {
@@ -98,14 +47,24 @@ async function fails(...args: string[]): Promise<string> {
   return r.stderr;
 }
 
-async function raw(method: string, path: string, body?: string, contentType = 'application/json') {
+async function raw(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+  extra: Record<string, string> = {},
+) {
   const { request } = await import('node:https');
   return new Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }>(
     (resolve, reject) => {
       const req = request(`${url}${path}`, {
         method,
         rejectUnauthorized: false,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': contentType } : {}),
+          ...extra,
+        },
       });
       req.on('response', (res) => {
         let b = '';
@@ -396,6 +355,63 @@ status:
   assert.equal(smp.status, 415);
 });
 
+test('OpenAPI of the CRD: kubectl explain, kubectl validation, documents follow CRD changes', { skip }, async () => {
+  const explain = await ok('explain', 'widget.spec');
+  assert.match(explain, /^KIND:\s+Widget$/m);
+  assert.match(explain, /^VERSION:\s+v1$/m);
+  assert.match(explain, /^ {2}color\t<string> -required-$/m);
+  assert.match(explain, /^ {2}size\t<string>\n {2}enum: small, large$/m);
+  assert.match(explain, /^ {2}replicas\t<integer>$/m);
+  // kubectl's default --validate=strict finds fieldValidation among the CR's patch parameters, so
+  // it leaves the check to the server, as against kube-apiserver: the unknown field is refused.
+  const unknown = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: strict, namespace: default}
+spec: {color: red, bogus: 1}
+`;
+  const err = await fails('create', '-f', file('unknown.yaml', unknown));
+  assert.match(
+    err,
+    /Error from server \(BadRequest\): error when creating ".*unknown\.yaml": Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec\.bogus"/,
+  );
+  const warned = await k('create', '--validate=warn', '--dry-run=server', '-f', join(dir, 'unknown.yaml'));
+  assert.equal(warned.code, 0, warned.stderr);
+  assert.match(warned.stderr, /Warning: unknown field "spec\.bogus"/);
+
+  // The group version's document and its ETag change when the CRD does.
+  const gvPath = '/openapi/v3/apis/example.com/v1';
+  const first = await raw('GET', gvPath);
+  assert.equal(first.status, 200);
+  const etag = first.headers.etag as string;
+  const doc = JSON.parse(first.body) as { components: { schemas: Record<string, { properties?: object }> } };
+  const widget = doc.components.schemas['com.example.v1.Widget']!;
+  assert.deepEqual(Object.keys(widget.properties!), ['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+  assert.equal((await raw('GET', gvPath, undefined, undefined, { 'if-none-match': etag })).status, 304);
+  const v2 = JSON.parse((await raw('GET', '/openapi/v2')).body) as { definitions: Record<string, unknown> };
+  assert.ok(v2.definitions['com.example.v1.Widget'] && v2.definitions['com.example.v1.WidgetList']);
+  const changed = crdYAML().replace(
+    '              replicas: {type: integer, minimum: 0, default: 1}\n',
+    '              replicas: {type: integer, minimum: 0, default: 1}\n              label: {type: string, description: A label added later.}\n',
+  );
+  await ok('apply', '-f', file('crd-changed.yaml', changed));
+  let next = first;
+  for (let i = 0; i < 50 && next.headers.etag === etag; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    next = await raw('GET', gvPath);
+  }
+  assert.notEqual(next.headers.etag, etag, 'the ETag follows the CRD');
+  assert.match(next.body, /A label added later\./);
+  assert.match(await ok('explain', 'widget.spec.label'), /A label added later\./);
+  // The discovery document points at the new hash.
+  const index = JSON.parse((await raw('GET', '/openapi/v3')).body) as {
+    paths: Record<string, { serverRelativeURL: string }>;
+  };
+  assert.equal(
+    index.paths['apis/example.com/v1']!.serverRelativeURL,
+    `/openapi/v3/apis/example.com/v1?hash=${JSON.parse(next.headers.etag as string) as string}`,
+  );
+});
+
 test('client-node: CustomObjectsApi CRUD and a watch', { skip }, async () => {
   const k8s = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
@@ -461,6 +477,12 @@ test('kubectl delete crd removes its custom resources and stops serving them', {
   assert.match(await fails('get', 'widgets', '-n', 'default'), /the server doesn't have a resource type "widgets"/);
   const r = await raw('GET', '/apis/example.com/v1/namespaces/default/widgets');
   assert.equal(r.status, 404);
+  // Its OpenAPI goes with it.
+  const index = JSON.parse((await raw('GET', '/openapi/v3')).body) as { paths: Record<string, unknown> };
+  assert.equal(index.paths['apis/example.com/v1'], undefined);
+  assert.ok(index.paths['apis/apiextensions.k8s.io/v1']);
+  const v2 = JSON.parse((await raw('GET', '/openapi/v2')).body) as { definitions: Record<string, unknown> };
+  assert.equal(v2.definitions['com.example.v1.Widget'], undefined);
   // Re-created, the CRD starts empty: the objects went with the finalizer.
   await ok('apply', '--validate=false', '-f', join(dir, 'crd.yaml'));
   await ok('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=20s');

@@ -36,6 +36,7 @@ import { sameJSON } from '../util/validation/objectmeta.ts';
 import { applyDefaults, prune, pruneNonNullableNullsWithoutDefaults } from './schema/pruning.ts';
 import { newStructural, type JSONSchemaProps, type Structural } from './schema/structural.ts';
 import { validateCustomResource, validateListSetsAndMaps } from './schema/validation.ts';
+import { customResourceOpenAPI } from './openapi.ts';
 import { newTableConvertor } from './tableconvertor.ts';
 import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './types.ts';
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
@@ -352,6 +353,13 @@ export function storageDefinition(crd: CustomResourceDefinition): ResourceDefini
     kindInfo: unstructuredKind(crd, cv.name!),
     table: newTableConvertor(cv.additionalPrinterColumns),
     custom: true,
+    // The OpenAPI controllers' specs (pkg/controller/openapi, openapiv3): one per served version.
+    openAPI: customResourceOpenAPI(crd, cv.name!),
+    openAPIVersions: Object.fromEntries(
+      (crd.spec.versions ?? [])
+        .filter((v) => v.served && v.name)
+        .map((v) => [v.name!, customResourceOpenAPI(crd, v.name!)]),
+    ),
   };
 }
 
