@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { kubectlSkip as skip, runKubectl, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-crd-'));
@@ -182,6 +183,22 @@ test('bad CRDs are refused with upstream messages', { skip }, async () => {
     err,
     /x-kubernetes-validations\[0\]\.rule: Forbidden: CEL validation rules are not supported by this server: "self\.replicas < 10"/,
   );
+  // Webhook conversion: upstream's check of its configuration, then this server's refusal.
+  const webhook = (config: string) => crdYAML(`  conversion:\n    strategy: Webhook\n${config}`);
+  err = await fails('apply', '--validate=false', '-f', file('bad5.yaml', webhook('')));
+  assert.match(err, /spec\.conversion\.webhookClientConfig: Required value: required when strategy is set to Webhook/);
+  err = await fails(
+    'apply',
+    '--validate=false',
+    '-f',
+    file(
+      'bad6.yaml',
+      webhook(
+        '    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig: {url: "https://convert.example.com"}\n',
+      ),
+    ),
+  );
+  assert.match(err, /spec\.conversion\.strategy: Forbidden: Webhook conversion is not supported by this server/);
   // Nothing was stored.
   assert.match(await fails('get', 'crd', 'widgets.example.com'), /NotFound|not found/);
 });
@@ -213,6 +230,26 @@ test('a CRD is applied, becomes Established and its resources are served', { ski
     await ok('api-resources', '--api-group=example.com'),
     /^widgets\s+wd\s+example\.com\/v1\s+true\s+Widget$/m,
   );
+  // A CRD whose short name another CRD of the group has: stored, its names not accepted, not served.
+  const gadgets = crdYAML()
+    .replace('name: widgets.example.com', 'name: gadgets.example.com')
+    .replace('plural: widgets', 'plural: gadgets')
+    .replace('singular: widget', 'singular: gadget')
+    .replace('kind: Widget', 'kind: Gadget');
+  await ok('apply', '--validate=false', '-f', file('gadgets.yaml', gadgets));
+  await ok('wait', '--for=condition=NamesAccepted=false', 'crd/gadgets.example.com', '--timeout=20s');
+  const g = JSON.parse(await ok('get', 'crd', 'gadgets.example.com', '-o', 'json')) as {
+    status: { conditions: { type: string; status: string; reason: string; message: string }[] };
+  };
+  assert.deepEqual(
+    g.status.conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+    [
+      ['NamesAccepted', 'False', 'ShortNamesConflict', '"wd" is already in use'],
+      ['Established', 'False', 'NotAccepted', 'not all names are accepted'],
+    ],
+  );
+  assert.match(await fails('get', 'gadgets'), /the server doesn't have a resource type "gadgets"/);
+  await ok('delete', 'crd', 'gadgets.example.com', '--timeout=30s');
 });
 
 test('custom resources: defaults, pruning, 422s, printer columns, subresources, get all', { skip }, async () => {
@@ -365,6 +402,35 @@ status:
   assert.equal(smp.status, 415);
 });
 
+test('RBAC: a Role for the custom resource', { skip }, async () => {
+  const rbac = `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: widget-reader, namespace: default}
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: jane-reads-widgets, namespace: default}
+subjects:
+- {kind: User, name: jane, apiGroup: rbac.authorization.k8s.io}
+roleRef: {kind: Role, name: widget-reader, apiGroup: rbac.authorization.k8s.io}
+`;
+  await ok('apply', '-f', file('rbac.yaml', rbac));
+  assert.equal((await ok('auth', 'can-i', 'list', 'widgets.example.com', '-n', 'default', '--as=jane')).trim(), 'yes');
+  assert.match(await ok('get', 'widgets', '-n', 'default', '--as=jane'), /^one\s+small\s+3$/m);
+  assert.match(
+    await fails('delete', 'widget', 'one', '-n', 'default', '--as=jane'),
+    /Error from server \(Forbidden\): widgets\.example\.com "one" is forbidden: User "jane" cannot delete resource "widgets" in API group "example\.com" in the namespace "default"/,
+  );
+  assert.match(
+    await fails('get', 'widgets', '-n', 'kube-system', '--as=jane'),
+    /widgets\.example\.com is forbidden: User "jane" cannot list resource "widgets" in API group "example\.com" in the namespace "kube-system"/,
+  );
+});
+
 test('OpenAPI of the CRD: kubectl explain, kubectl validation, documents follow CRD changes', { skip }, async () => {
   const explain = await ok('explain', 'widget.spec');
   assert.match(explain, /^KIND:\s+Widget$/m);
@@ -481,6 +547,56 @@ test('client-node: CustomObjectsApi CRUD and a watch', { skip }, async () => {
   assert.ok(events.includes('ADDED cn'), events.join(','));
   assert.ok(events.includes('DELETED cn'), events.join(','));
 });
+
+test(
+  'client-node: an informer on a custom resource (list, then watch adds, updates and deletes)',
+  { skip },
+  async () => {
+    const k8s = await import('@kubernetes/client-node');
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(config);
+    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const gv = { group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' };
+    type Widget = KubernetesObject & { spec?: { color?: string } };
+    const informer = k8s.makeInformer<Widget>(
+      kc,
+      '/apis/example.com/v1/namespaces/default/widgets',
+      () => api.listNamespacedCustomObject(gv) as Promise<KubernetesListObject<Widget>>,
+    );
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    informer.on('add', (o) => seen.push(`add ${o.metadata!.name}`));
+    informer.on('update', (o) => seen.push(`update ${o.metadata!.name} ${o.spec?.color}`));
+    informer.on('delete', (o) => seen.push(`delete ${o.metadata!.name}`));
+    informer.on('error', (e) => errors.push(e));
+    const until = async (want: string) => {
+      for (let i = 0; i < 100 && !seen.includes(want); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(seen.includes(want), `${want}: saw ${seen.join(', ')}; errors ${errors.map(String).join(', ')}`);
+    };
+    await informer.start();
+    try {
+      await until('add one');
+      await api.createNamespacedCustomObject({
+        ...gv,
+        body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'inf' }, spec: { color: 'red' } },
+      });
+      await until('add inf');
+      await api.patchNamespacedCustomObject(
+        { ...gv, name: 'inf', body: { spec: { color: 'blue' } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      await until('update inf blue');
+      // The cache holds the defaulted object.
+      const cached = informer.get('inf', 'default') as Widget & { spec: Record<string, unknown> };
+      assert.deepEqual(cached.spec, { color: 'blue', size: 'small', replicas: 1 });
+      await api.deleteNamespacedCustomObject({ ...gv, name: 'inf' });
+      await until('delete inf');
+      assert.deepEqual(errors, []);
+    } finally {
+      await informer.stop();
+    }
+  },
+);
 
 test(
   'server-side apply of custom resources: managedFields by the schema, conflicts, force, pruning',
