@@ -689,22 +689,31 @@ spec:
       file('ssa-invalid.yaml', manifest('{name: a}').replace('name: ssa', 'name: ssa2').replace('green', 'Green')),
     );
     assert.match(invalid, /spec\.color: Invalid value: "Green": spec\.color in body should match/);
-    // Apply through /status owns status only, as its own subresource entry.
+    // Status in a main-resource apply is reset (the status subresource owns it): no conflict later.
+    const mainStatus = await raw(
+      'PATCH',
+      '/apis/example.com/v1/namespaces/default/widgets/ssa?fieldManager=main',
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: ssa}\nstatus: {replicas: 9}\n',
+      'application/apply-patch+yaml',
+    );
+    assert.equal(mainStatus.status, 200, mainStatus.body);
+    assert.equal((JSON.parse(mainStatus.body) as { status?: unknown }).status, undefined);
+    // Apply through /status owns status only, as its own subresource entry; spec there is reset,
+    // so naming kubectl's spec.color is no conflict.
     const status = await raw(
       'PATCH',
       '/apis/example.com/v1/namespaces/default/widgets/ssa/status?fieldManager=ctl',
-      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: ssa}\nstatus: {replicas: 4}\n',
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: ssa}\nstatus: {replicas: 4}\nspec: {color: ignored}\n',
       'application/apply-patch+yaml',
     );
     assert.equal(status.status, 200, status.body);
     got = await get();
     assert.equal((got as unknown as { status: { replicas: number } }).status.replicas, 4);
     assert.equal((got as unknown as { spec: { color: string } }).spec.color, 'green');
-    assert.ok(
-      got.metadata.managedFields.some(
-        (m) => m.manager === 'ctl' && (m as { subresource?: string }).subresource === 'status',
-      ),
-    );
+    const ctl = got.metadata.managedFields.find((m) => m.manager === 'ctl');
+    assert.equal((ctl as { subresource?: string } | undefined)?.subresource, 'status');
+    assert.deepEqual(ctl!.fieldsV1, { 'f:status': { 'f:replicas': {} } });
+    assert.ok(!got.metadata.managedFields.some((m) => m.manager === 'main'), 'nothing owned through the reset field');
     const missing = await raw(
       'PATCH',
       '/apis/example.com/v1/namespaces/default/widgets/nope/status?fieldManager=ctl',

@@ -43,7 +43,7 @@ import { applyDefaults, prune, pruneNonNullableNullsWithoutDefaults } from './sc
 import { newStructural, type JSONSchemaProps, type Structural } from './schema/structural.ts';
 import { validateCustomResource, validateListSetsAndMaps } from './schema/validation.ts';
 import { customResourceOpenAPI } from './openapi.ts';
-import { patchResource, requestManager, type PatchScope } from '../endpoints/handlers/patch.ts';
+import { patchResource, requestManager, resetTo, type PatchScope } from '../endpoints/handlers/patch.ts';
 import { FieldManager, FieldManagerError } from '../util/managedfields/fieldmanager.ts';
 import type { OpenAPISchema, TypeSchema } from '../util/managedfields/schema.ts';
 import { objectMetaName } from '../util/managedfields/objectmeta.ts';
@@ -508,8 +508,13 @@ function checkApplyConfiguration(v: ServedVersion, patch: KubeObject): void {
   );
 }
 
+/** GetResetFields of the custom resource strategies: status on the main resource (with /status), spec on /status. */
+const resetFieldsOf = (v: ServedVersion, status: boolean): string[] =>
+  status ? ['spec'] : v.statusEnabled ? ['status'] : [];
+
 function patchScope(v: ServedVersion, store: Store, fieldManager: FieldManager, o: WriteOptions): PatchScope {
   return {
+    resetFields: resetFieldsOf(v, store === v.statusStore),
     store,
     maxRequestBodyBytes: o.maxRequestBodyBytes,
     strategicMergePatch: false,
@@ -674,9 +679,14 @@ export async function serveWrite(ctx: RequestContext, v: ServedVersion, o: Write
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
       checkName(obj, info.name);
       const manager = requestManager(ctx, 'UpdateOptions');
+      const reset = resetFieldsOf(v, false);
       const r = await v.store.update(
         info.name,
-        (existing) => v.fieldManager.update(existing, structuredClone(obj), manager),
+        (existing) => {
+          const next = structuredClone(obj);
+          if (existing) resetTo(next, existing, reset);
+          return v.fieldManager.update(existing, next, manager);
+        },
         updateOptions(ctx, v.store, o, ns, info.name),
       );
       return respond(ctx, r.object, r.created ? 201 : 200);
@@ -705,7 +715,11 @@ export async function serveStatus(ctx: RequestContext, v: ServedVersion, o: Writ
       const fm = v.statusFieldManager!;
       const r = await store.update(
         info.name,
-        (existing) => fm.update(existing, structuredClone(obj), manager),
+        (existing) => {
+          const next = structuredClone(obj);
+          resetTo(next, existing, resetFieldsOf(v, true));
+          return fm.update(existing, next, manager);
+        },
         updateOptions(ctx, store, o, ns, info.name),
       );
       return respond(ctx, r.object, 200);

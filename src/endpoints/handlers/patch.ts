@@ -48,6 +48,12 @@ export interface PatchScope {
   coerce?: (obj: KubeObject) => string[];
   /** Checks an apply configuration before it is merged (a custom resource's undeclared fields); throws FieldManagerError. */
   checkApplyConfiguration?: (patch: KubeObject) => void;
+  /**
+   * Top-level fields the strategy resets (rest.ResetFieldsStrategy: `status` on the main resource,
+   * `spec` on /status): nobody comes to own them through this endpoint, so an apply configuration
+   * loses them and a patched object keeps the stored values before the field manager sees it.
+   */
+  resetFields?: readonly string[];
 }
 
 /** The patch types a resource accepts, in upstream's order (its 415 lists them). */
@@ -253,9 +259,11 @@ export async function patchResource(
     try {
       if (isApply) {
         s.checkApplyConfiguration?.(patch as KubeObject);
+        const config = structuredClone(patch) as Record<string, unknown>;
+        for (const f of s.resetFields ?? []) delete config[f];
         out = s.fieldManager.apply(
           current as ManagedObject | undefined,
-          patch as ManagedObject,
+          config as ManagedObject,
           manager,
           force,
         ) as KubeObject;
@@ -275,6 +283,7 @@ export async function patchResource(
           });
         // A custom resource is decoded (pruned, defaulted) before its fields are recorded.
         if (s.coerce) decode(patched as KubeObject);
+        resetTo(patched as KubeObject, current, s.resetFields);
         out = s.fieldManager.update(current as ManagedObject, patched as KubeObject, manager) as KubeObject;
       }
     } catch (err) {
@@ -288,6 +297,14 @@ export async function patchResource(
     return out;
   };
   return store.update(name, mechanism, { ...opts, namespace, forceAllowCreate: isApply });
+}
+
+/** The reset fields of `obj` as they are in `current` (absent when absent there). */
+export function resetTo(obj: KubeObject, current: KubeObject | undefined, fields: readonly string[] = []): void {
+  for (const f of fields) {
+    if (current && Object.hasOwn(current, f)) obj[f] = structuredClone(current[f]);
+    else delete obj[f];
+  }
 }
 
 function yamlError(err: unknown): string {
