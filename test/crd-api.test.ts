@@ -280,6 +280,57 @@ test('bad input: wrong kind, malformed body, unknown subresource, strategic merg
     String(smp.json.message),
     /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json/,
   );
+  // Apply and patch bad input: upstream's Status, nothing written.
+  const G = '/apis/multi.example.com/v1/namespaces/default/gizmos/g';
+  const applyRaw = (path: string, body: string) =>
+    server
+      .fetch(
+        new Request(`https://localhost${path}`, {
+          method: 'PATCH',
+          body,
+          headers: { 'content-type': 'application/apply-patch+yaml' },
+        }),
+      )
+      .then(async (r) => ({ status: r.status, json: (await r.json()) as { message: string; reason: string } }));
+  const before = (await call('GET', G)).json;
+  let a = await applyRaw(`${G}?fieldManager=m`, 'spec: [unclosed');
+  assert.equal(a.status, 400);
+  assert.match(a.json.message, /^error decoding patch: yaml: /);
+  a = await applyRaw(G, 'apiVersion: multi.example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n');
+  assert.equal(a.status, 422);
+  assert.match(a.json.message, /fieldManager: Required value: is required for apply patch/);
+  a = await applyRaw(
+    `${G}?fieldManager=m`,
+    'apiVersion: multi.example.com/v1beta1\nkind: Gizmo\nmetadata: {name: g}\n',
+  );
+  assert.equal(a.status, 400);
+  assert.equal(
+    a.json.message,
+    'invalid object type: multi.example.com/v1beta1, Kind=Gizmo, expected multi.example.com/v1, Kind=Gizmo',
+  );
+  a = await applyRaw(`${G}?fieldManager=m`, 'apiVersion: multi.example.com/v1\nkind: Gizmo\nmetadata: {name: other}\n');
+  assert.equal(a.status, 400);
+  assert.match(a.json.message, /the name of the object \(other\) does not match the name on the URL \(g\)/);
+  const strict = await call(
+    'PATCH',
+    `${G}?fieldValidation=Strict`,
+    { spec: { zz: 1 } },
+    {
+      'content-type': 'application/merge-patch+json',
+    },
+  );
+  assert.equal(strict.status, 422);
+  assert.match(String(strict.json.message), /patch: Invalid value: .*strict decoding error: unknown field "spec\.zz"/);
+  const bigOps = await call(
+    'PATCH',
+    G,
+    Array.from({ length: 10001 }, () => ({ op: 'test', path: '/kind', value: 'Gizmo' })),
+    {
+      'content-type': 'application/json-patch+json',
+    },
+  );
+  assert.equal(bigOps.status, 413);
+  assert.deepEqual((await call('GET', G)).json, before, 'nothing was written');
   // An invalid CRD update is refused and changes nothing.
   const cur = await call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.multi.example.com');
   const bad = structuredClone(cur.json) as { spec: { group: string } };
