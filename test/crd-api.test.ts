@@ -100,6 +100,20 @@ test('versions with conversion None: one storage, apiVersion rewritten per serve
     (group.json.versions as { version: string }[]).map((v) => v.version),
     ['v1', 'v1beta1'],
   );
+  // OpenAPI: each served version with its own schema (v0 is not served).
+  const index = await call('GET', '/openapi/v3');
+  const paths = Object.keys(index.json.paths as object).filter((p) => p.includes('multi.example.com'));
+  assert.deepEqual(paths, ['apis/multi.example.com/v1', 'apis/multi.example.com/v1beta1']);
+  type Doc = { components: { schemas: Record<string, { properties: { spec: { properties: object } } }> } };
+  const props = async (v: string) => {
+    const d = (await call('GET', `/openapi/v3/apis/multi.example.com/${v}`)).json as unknown as Doc;
+    return Object.keys(d.components.schemas[`com.example.multi.${v}.Gizmo`]!.properties.spec.properties);
+  };
+  assert.deepEqual(await props('v1'), ['a', 'b']);
+  assert.deepEqual(await props('v1beta1'), ['a']);
+  const v2 = (await call('GET', '/openapi/v2')).json as { definitions: Record<string, unknown> };
+  assert.ok(v2.definitions['com.example.multi.v1.Gizmo'] && v2.definitions['com.example.multi.v1beta1.Gizmo']);
+  assert.equal(v2.definitions['com.example.multi.v0.Gizmo'], undefined);
 });
 
 test('a default added to the CRD later appears on objects stored before', async () => {
@@ -266,6 +280,57 @@ test('bad input: wrong kind, malformed body, unknown subresource, strategic merg
     String(smp.json.message),
     /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json/,
   );
+  // Apply and patch bad input: upstream's Status, nothing written.
+  const G = '/apis/multi.example.com/v1/namespaces/default/gizmos/g';
+  const applyRaw = (path: string, body: string) =>
+    server
+      .fetch(
+        new Request(`https://localhost${path}`, {
+          method: 'PATCH',
+          body,
+          headers: { 'content-type': 'application/apply-patch+yaml' },
+        }),
+      )
+      .then(async (r) => ({ status: r.status, json: (await r.json()) as { message: string; reason: string } }));
+  const before = (await call('GET', G)).json;
+  let a = await applyRaw(`${G}?fieldManager=m`, 'spec: [unclosed');
+  assert.equal(a.status, 400);
+  assert.match(a.json.message, /^error decoding patch: yaml: /);
+  a = await applyRaw(G, 'apiVersion: multi.example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n');
+  assert.equal(a.status, 422);
+  assert.match(a.json.message, /fieldManager: Required value: is required for apply patch/);
+  a = await applyRaw(
+    `${G}?fieldManager=m`,
+    'apiVersion: multi.example.com/v1beta1\nkind: Gizmo\nmetadata: {name: g}\n',
+  );
+  assert.equal(a.status, 400);
+  assert.equal(
+    a.json.message,
+    'invalid object type: multi.example.com/v1beta1, Kind=Gizmo, expected multi.example.com/v1, Kind=Gizmo',
+  );
+  a = await applyRaw(`${G}?fieldManager=m`, 'apiVersion: multi.example.com/v1\nkind: Gizmo\nmetadata: {name: other}\n');
+  assert.equal(a.status, 400);
+  assert.match(a.json.message, /the name of the object \(other\) does not match the name on the URL \(g\)/);
+  const strict = await call(
+    'PATCH',
+    `${G}?fieldValidation=Strict`,
+    { spec: { zz: 1 } },
+    {
+      'content-type': 'application/merge-patch+json',
+    },
+  );
+  assert.equal(strict.status, 422);
+  assert.match(String(strict.json.message), /patch: Invalid value: .*strict decoding error: unknown field "spec\.zz"/);
+  const bigOps = await call(
+    'PATCH',
+    G,
+    Array.from({ length: 10001 }, () => ({ op: 'test', path: '/kind', value: 'Gizmo' })),
+    {
+      'content-type': 'application/json-patch+json',
+    },
+  );
+  assert.equal(bigOps.status, 413);
+  assert.deepEqual((await call('GET', G)).json, before, 'nothing was written');
   // An invalid CRD update is refused and changes nothing.
   const cur = await call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.multi.example.com');
   const bad = structuredClone(cur.json) as { spec: { group: string } };
@@ -310,4 +375,71 @@ test('the schema code runs with code generation from strings disallowed (as on W
     errs: ['spec.f: Invalid value: "nope": spec.f in body must be of type date-time: "nope"'],
     evalBlocked: true,
   });
+});
+
+test('deleting a CRD: Terminating while its objects go, new objects refused (405), then the CRD goes', async () => {
+  const name = 'holds.term.example.com';
+  const base = '/apis/term.example.com/v1/namespaces/default/holds';
+  assert.equal(
+    (
+      await call(
+        'POST',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        crd(name, {
+          group: 'term.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'holds', kind: 'Hold' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: schema({}) }],
+        }),
+      )
+    ).status,
+    201,
+  );
+  await settle();
+  // An object held by its own finalizer keeps the CRD terminating.
+  const held = await call('POST', base, {
+    apiVersion: 'term.example.com/v1',
+    kind: 'Hold',
+    metadata: { name: 'h', finalizers: ['example.com/hold'] },
+    spec: {},
+  });
+  assert.equal(held.status, 201, held.text);
+  assert.equal((await call('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`)).status, 200);
+  await settle();
+  const got = await call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+  const conds = (got.json.status as { conditions: { type: string; status: string; reason: string; message: string }[] })
+    .conditions;
+  assert.deepEqual(
+    conds.filter((c) => c.type === 'Terminating').map((c) => [c.status, c.reason, c.message]),
+    [['True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress']],
+  );
+  const refused = await call('POST', base, {
+    apiVersion: 'term.example.com/v1',
+    kind: 'Hold',
+    metadata: { name: 'new' },
+    spec: {},
+  });
+  assert.equal(refused.status, 405, refused.text);
+  assert.equal(refused.json.reason, 'MethodNotAllowed');
+  // The object's finalizer removed, the next pass finishes: the CRD and its resources go.
+  const cur = await call('GET', `${base}/h`);
+  assert.ok((cur.json.metadata as { deletionTimestamp?: string }).deletionTimestamp);
+  const patched = await call(
+    'PATCH',
+    `${base}/h`,
+    { metadata: { finalizers: null } },
+    {
+      'content-type': 'application/merge-patch+json',
+    },
+  );
+  assert.equal(patched.status, 200, patched.text);
+  for (let i = 0; i < 50; i++) {
+    await settle();
+    if ((await call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`)).status === 404) break;
+    await apiExtensionsState(
+      (server as unknown as { delegationTarget: GenericAPIServer }).delegationTarget,
+    )!.controller.resync();
+  }
+  assert.equal((await call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`)).status, 404);
+  assert.equal((await call('GET', base)).status, 404);
 });

@@ -323,5 +323,11 @@ export class CRDController {
     const next = structuredClone(crd);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CustomResourceCleanupFinalizer);
     await this.o.crdStatusStore.update(crd.metadata.name!, next, { namespace: '' });
+    // The last finalizer gone, the CRD is deleted: stop serving it now, not at the watch's event
+    // (on Workers there is none: the next pass would be the first to see it).
+    if (next.metadata.finalizers.length === 0) {
+      this.known.delete(crd.metadata.name!);
+      this.unserve(crd);
+    }
   }
 }

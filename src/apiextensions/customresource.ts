@@ -6,7 +6,13 @@
 // subresources, Table output from the printer columns.
 
 import { decodeCreateBody, readBody, type KindInfo } from '../endpoints/handlers/decode.ts';
-import { newBadRequest, newInvalid, newMethodNotSupported, newNotFound } from '../endpoints/apierrors.ts';
+import {
+  newBadRequest,
+  newInvalid,
+  newMethodNotSupported,
+  newNotFound,
+  type GroupResource,
+} from '../endpoints/apierrors.ts';
 import type { RequestContext } from '../endpoints/request/context.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
 import { StatusError } from '../endpoints/responsewriters/status.ts';
@@ -36,6 +42,12 @@ import { sameJSON } from '../util/validation/objectmeta.ts';
 import { applyDefaults, prune, pruneNonNullableNullsWithoutDefaults } from './schema/pruning.ts';
 import { newStructural, type JSONSchemaProps, type Structural } from './schema/structural.ts';
 import { validateCustomResource, validateListSetsAndMaps } from './schema/validation.ts';
+import { customResourceOpenAPI } from './openapi.ts';
+import { patchResource, requestManager, resetTo, type PatchScope } from '../endpoints/handlers/patch.ts';
+import { FieldManager, FieldManagerError } from '../util/managedfields/fieldmanager.ts';
+import type { OpenAPISchema, TypeSchema } from '../util/managedfields/schema.ts';
+import { objectMetaName } from '../util/managedfields/objectmeta.ts';
+import { definitionClosure } from '../endpoints/openapi/schemas.ts';
 import { newTableConvertor } from './tableconvertor.ts';
 import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './types.ts';
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
@@ -56,6 +68,10 @@ export interface ServedVersion {
   store: Store;
   statusStore?: Store;
   kindInfo: KindInfo;
+  /** The version's schema as server-side apply walks it (list types, map keys, ObjectMeta). */
+  typeSchema: TypeSchema;
+  fieldManager: FieldManager;
+  statusFieldManager?: FieldManager;
 }
 
 // --- storage: conversion None + defaulting on read ---
@@ -260,9 +276,13 @@ function crStrategy(v: VersionBase, namespaced: boolean): Strategy {
   };
 }
 
-function statusStrategy(v: VersionBase, namespaced: boolean): Strategy {
+function statusStrategy(v: VersionBase, namespaced: boolean, resource: GroupResource): Strategy {
   return {
     namespaceScoped: namespaced,
+    // Nothing is created through /status (an apply there of a missing object is a 404).
+    prepareForCreate(obj) {
+      throw newNotFound(resource, obj.metadata.name ?? '');
+    },
     prepareForUpdate(obj, old) {
       // Only status (and metadata) may change through /status.
       const status = obj.status;
@@ -295,7 +315,10 @@ export interface ServingStorage {
   resourcePrefix: string;
 }
 
-type VersionBase = Omit<ServedVersion, 'store' | 'statusStore' | 'kindInfo'>;
+type VersionBase = Omit<
+  ServedVersion,
+  'store' | 'statusStore' | 'kindInfo' | 'typeSchema' | 'fieldManager' | 'statusFieldManager'
+>;
 
 function versionBase(crd: CustomResourceDefinition, cv: CRDVersion): VersionBase {
   const names = crd.spec.names!;
@@ -355,6 +378,13 @@ export function storageDefinition(crd: CustomResourceDefinition): ResourceDefini
     kindInfo: unstructuredKind(crd, cv.name!),
     table: newTableConvertor(cv.additionalPrinterColumns),
     custom: true,
+    // The OpenAPI controllers' specs (pkg/controller/openapi, openapiv3): one per served version.
+    openAPI: customResourceOpenAPI(crd, cv.name!),
+    openAPIVersions: Object.fromEntries(
+      (crd.spec.versions ?? [])
+        .filter((v) => v.served && v.name)
+        .map((v) => [v.name!, customResourceOpenAPI(crd, v.name!)]),
+    ),
   };
 }
 
@@ -380,11 +410,30 @@ export function servedVersions(crd: CustomResourceDefinition, st: ServingStorage
     };
     const store = new Store({ ...common, strategy: crStrategy(base, namespaced) });
     const statusStore = base.statusEnabled
-      ? new Store({ ...common, strategy: statusStrategy(base, namespaced) })
+      ? new Store({ ...common, strategy: statusStrategy(base, namespaced, common.qualifiedResource) })
       : undefined;
-    out.set(cv.name, { ...base, store, statusStore, kindInfo: unstructuredKind(crd, cv.name) });
+    const typeSchema = customResourceTypeSchema(crd, cv.name);
+    const fm = (subresource?: string) =>
+      new FieldManager({ schema: typeSchema, apiVersion: base.apiVersion, kind: base.kind, subresource });
+    out.set(cv.name, {
+      ...base,
+      store,
+      statusStore,
+      kindInfo: unstructuredKind(crd, cv.name),
+      typeSchema,
+      fieldManager: fm(),
+      statusFieldManager: base.statusEnabled ? fm('status') : undefined,
+    });
   }
   return out;
+}
+
+/** The schema the field manager walks: the version's OpenAPI kind with ObjectMeta and what it references. */
+function customResourceTypeSchema(crd: CustomResourceDefinition, version: string): TypeSchema {
+  const openAPI = customResourceOpenAPI(crd, version);
+  const own = openAPI.definitions!;
+  const definitions = { ...definitionClosure([objectMetaName]), ...own } as Record<string, OpenAPISchema>;
+  return { root: own[openAPI.name] as OpenAPISchema, definitions };
 }
 
 // --- request bodies (unstructuredSchemaCoercer.apply) ---
@@ -414,11 +463,7 @@ function coerceMetadata(obj: Record<string, unknown>): string[] {
  * are a 400 with fieldValidation=Strict and warnings with Warn (the default).
  */
 export function coerce(ctx: RequestContext, v: ServedVersion, obj: Record<string, unknown>): void {
-  const unknown = coerceMetadata(obj);
-  if (v.structural) {
-    unknown.push(...prune(obj, v.structural, true));
-    pruneNonNullableNullsWithoutDefaults(obj, v.structural);
-  }
+  const unknown = pruneObject(v, obj);
   const mode = fieldValidation(ctx);
   if (unknown.length && mode === 'Strict')
     throw newBadRequest(
@@ -428,6 +473,59 @@ export function coerce(ctx: RequestContext, v: ServedVersion, obj: Record<string
     );
   if (mode === 'Warn') for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
   if (v.structural) applyDefaults(obj, v.structural);
+}
+
+/** Prunes (unknown metadata too) and drops non-nullable nulls; answers the pruned paths. */
+function pruneObject(v: ServedVersion, obj: Record<string, unknown>): string[] {
+  const unknown = coerceMetadata(obj);
+  if (v.structural) {
+    unknown.push(...prune(obj, v.structural, true));
+    pruneNonNullableNullsWithoutDefaults(obj, v.structural);
+  }
+  return unknown;
+}
+
+/** The decode of a patched object (patchResource's coerce): pruned and defaulted, the pruned paths answered. */
+function coercePatched(v: ServedVersion, obj: Record<string, unknown>): string[] {
+  const unknown = pruneObject(v, obj);
+  if (v.structural) applyDefaults(obj, v.structural);
+  return unknown;
+}
+
+/**
+ * An apply configuration may only name fields the schema declares: structured-merge-diff's typed
+ * conversion refuses the others (managedfields/internal/structuredmerge.go Apply).
+ */
+function checkApplyConfiguration(v: ServedVersion, patch: KubeObject): void {
+  if (patch.apiVersion !== v.apiVersion || patch.kind !== v.kind) return; // the field manager's versioncheck says so
+  const undeclared = pruneObject(v, structuredClone(patch) as Record<string, unknown>);
+  if (!undeclared.length) return;
+  const errs = undeclared.map((p) => `.${p}: field not declared in schema`);
+  const meta = isObject(patch.metadata) ? patch.metadata : {};
+  const nn = `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
+  throw new FieldManagerError(
+    `failed to create typed patch object (${nn}; ${v.apiVersion}, Kind=${v.kind}): ${
+      errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n')
+    }`,
+    500,
+  );
+}
+
+/** GetResetFields of the custom resource strategies: status on the main resource (with /status), spec on /status. */
+const resetFieldsOf = (v: ServedVersion, status: boolean): string[] =>
+  status ? ['spec'] : v.statusEnabled ? ['status'] : [];
+
+function patchScope(v: ServedVersion, store: Store, fieldManager: FieldManager, o: WriteOptions): PatchScope {
+  return {
+    resetFields: resetFieldsOf(v, store === v.statusStore),
+    store,
+    maxRequestBodyBytes: o.maxRequestBodyBytes,
+    strategicMergePatch: false,
+    typeSchema: v.typeSchema,
+    fieldManager,
+    coerce: (obj) => coercePatched(v, obj),
+    checkApplyConfiguration: (patch) => checkApplyConfiguration(v, patch),
+  };
 }
 
 async function decodeBody(ctx: RequestContext, v: ServedVersion, maxBytes: number): Promise<KubeObject> {
@@ -572,6 +670,7 @@ export async function serveWrite(ctx: RequestContext, v: ServedVersion, o: Write
   switch (info.verb) {
     case 'create': {
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
+      v.fieldManager.update(undefined, obj, requestManager(ctx, 'CreateOptions'));
       const dry = dryRun(ctx);
       const attrs = (x: KubeObject) =>
         attributes(ctx, v.store, 'CREATE', x.metadata?.namespace || ns, x.metadata?.name ?? '', dry, x);
@@ -582,17 +681,23 @@ export async function serveWrite(ctx: RequestContext, v: ServedVersion, o: Write
     case 'update': {
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
       checkName(obj, info.name);
-      const r = await v.store.update(info.name, obj, updateOptions(ctx, v.store, o, ns, info.name));
+      const manager = requestManager(ctx, 'UpdateOptions');
+      const reset = resetFieldsOf(v, false);
+      const r = await v.store.update(
+        info.name,
+        (existing) => {
+          const next = structuredClone(obj);
+          if (existing) resetTo(next, existing, reset);
+          return v.fieldManager.update(existing, next, manager);
+        },
+        updateOptions(ctx, v.store, o, ns, info.name),
+      );
       return respond(ctx, r.object, r.created ? 201 : 200);
     }
     case 'patch': {
-      const p = await readPatch(ctx, o.maxRequestBodyBytes);
-      const current = structuredClone(await v.store.get(ns, info.name));
-      const patched = applyPatch(current, p);
-      coerce(ctx, v, patched);
-      checkName(patched, info.name);
-      const r = await v.store.update(info.name, patched, updateOptions(ctx, v.store, o, ns, info.name));
-      return respond(ctx, r.object, 200);
+      const scope = patchScope(v, v.store, v.fieldManager, o);
+      const r = await patchResource(ctx, scope, ns, info.name, updateOptions(ctx, v.store, o, ns, info.name));
+      return respond(ctx, r.object, r.created ? 201 : 200);
     }
   }
   throw new StatusError(newMethodNotSupported(v.store.qualifiedResource, info.verb).status);
@@ -609,22 +714,24 @@ export async function serveStatus(ctx: RequestContext, v: ServedVersion, o: Writ
     case 'update': {
       const obj = await decodeBody(ctx, v, o.maxRequestBodyBytes);
       checkName(obj, info.name);
-      return respond(
-        ctx,
-        (await store.update(info.name, obj, updateOptions(ctx, store, o, ns, info.name))).object,
-        200,
+      const manager = requestManager(ctx, 'UpdateOptions');
+      const fm = v.statusFieldManager!;
+      const r = await store.update(
+        info.name,
+        (existing) => {
+          const next = structuredClone(obj);
+          resetTo(next, existing, resetFieldsOf(v, true));
+          return fm.update(existing, next, manager);
+        },
+        updateOptions(ctx, store, o, ns, info.name),
       );
+      return respond(ctx, r.object, 200);
     }
     case 'patch': {
-      const p = await readPatch(ctx, o.maxRequestBodyBytes);
-      const patched = applyPatch(structuredClone(await store.get(ns, info.name)), p);
-      coerce(ctx, v, patched);
-      checkName(patched, info.name);
-      return respond(
-        ctx,
-        (await store.update(info.name, patched, updateOptions(ctx, store, o, ns, info.name))).object,
-        200,
-      );
+      const scope = patchScope(v, store, v.statusFieldManager!, o);
+      // No create through /status (the status store's update never creates).
+      const r = await patchResource(ctx, scope, ns, info.name, updateOptions(ctx, store, o, ns, info.name));
+      return respond(ctx, r.object, 200);
     }
   }
   throw new StatusError(newMethodNotSupported(store.qualifiedResource, info.verb).status);

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './validation.ts';
 import { crdStrategy } from './customresourcedefinition.ts';
+import { namingConflict } from './controller.ts';
 import { newTableConvertor, parseJSONPath, evalJSONPath } from './tableconvertor.ts';
 import type { CustomResourceDefinition } from './types.ts';
 
@@ -196,4 +197,94 @@ test('printer columns: first JSONPath match, types, Age when none', () => {
   );
   assert.deepEqual(age.cells(obj as never, now), ['w', '10m']);
   assert.deepEqual(evalJSONPath(parseJSONPath("{.metadata['name']}"), obj), ['w']);
+});
+
+test('upstream messages: list and map types, resource meta, preserveUnknownFields, protected groups, storedVersions', () => {
+  const obj = (props: object) => ({
+    openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: props } } },
+  });
+  const withSchema = (schema: object, over: Partial<CustomResourceDefinition['spec']> = {}) =>
+    crd({ versions: [{ name: 'v1', served: true, storage: true, schema: schema as never }], ...over });
+  const item = { type: 'object', properties: { a: { type: 'string' } } };
+  const p = 'spec.validation.openAPIV3Schema.properties[spec].properties[l]';
+  assert.deepEqual(errs(withSchema(obj({ l: { type: 'array', 'x-kubernetes-list-type': 'set', items: item } }))), [
+    `${p}.items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set`,
+  ]);
+  assert.deepEqual(
+    errs(
+      withSchema(
+        obj({
+          l: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'], items: item },
+        }),
+      ),
+    ),
+    [
+      `${p}.items.properties[a].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+    ],
+  );
+  assert.deepEqual(
+    errs(
+      withSchema({
+        openAPIV3Schema: {
+          type: 'object',
+          properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } },
+        },
+      }),
+    ),
+    [
+      'spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+    ],
+  );
+  assert.ok(
+    errs(crd({ preserveUnknownFields: true, conversion: { strategy: 'Webhook' } })).includes(
+      'spec.conversion.strategy: Invalid value: "Webhook": must be None if spec.preserveUnknownFields is true',
+    ),
+  );
+  assert.deepEqual(errs({ ...crd({ group: 'foo.k8s.io' }, 'widgets.foo.k8s.io') }), [
+    'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+  ]);
+  const none = crd();
+  none.status = { storedVersions: [] };
+  assert.deepEqual(errs(none), ['status.storedVersions: Invalid value: []: must have at least one stored version']);
+  const old = crd();
+  old.status = { storedVersions: ['v0', 'v1'] };
+  assert.deepEqual(errs(old), [
+    'status.storedVersions[0]: Invalid value: "v0": missing from spec.versions; v0 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v0 and removes v0 from status.storedVersions',
+  ]);
+});
+
+test('naming conflicts with the other CRDs of the group, as the naming controller reports them', () => {
+  const accepted = (names: CustomResourceDefinition['spec']['names'], name: string) => {
+    const c = crd({ names }, name);
+    c.status = { acceptedNames: names };
+    return c;
+  };
+  const other = accepted(
+    { plural: 'gadgets', singular: 'gadget', shortNames: ['gd'], kind: 'Gadget', listKind: 'GadgetList' },
+    'gadgets.example.com',
+  );
+  const mine = (names: CustomResourceDefinition['spec']['names']) => namingConflict(crd({ names }), [other]);
+  const n = { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' };
+  assert.equal(mine(n), undefined);
+  assert.deepEqual(mine({ ...n, plural: 'gadget' }), {
+    reason: 'PluralConflict',
+    message: '"gadget" is already in use',
+  });
+  assert.deepEqual(mine({ ...n, singular: 'gd' }), { reason: 'SingularConflict', message: '"gd" is already in use' });
+  assert.deepEqual(mine({ ...n, shortNames: ['gadgets'] }), {
+    reason: 'ShortNamesConflict',
+    message: '"gadgets" is already in use',
+  });
+  assert.deepEqual(mine({ ...n, kind: 'Gadget' }), { reason: 'KindConflict', message: '"Gadget" is already in use' });
+  assert.deepEqual(mine({ ...n, listKind: 'GadgetList' }), {
+    reason: 'ListKindConflict',
+    message: '"GadgetList" is already in use',
+  });
+  // Another group's names never conflict.
+  assert.equal(
+    namingConflict(crd({ names: { ...n, plural: 'gadgets' } }), [
+      { ...other, spec: { ...other.spec, group: 'other.com' } },
+    ]),
+    undefined,
+  );
 });

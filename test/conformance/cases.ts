@@ -35,6 +35,8 @@ export interface ConformanceCase {
   name: string;
   request: CaseRequest;
   expect: Expectation;
+  /** Sent again (every 100 ms, up to this many ms) until the response matches: what a controller does next. */
+  retryMs?: number;
 }
 
 /** Every request carries this agent, so Status pretty-printing (curl/Wget/Mozilla) never kicks in. */
@@ -467,6 +469,232 @@ export const apiCases: ConformanceCase[] = [
   },
 ];
 
+// --- CustomResourceDefinitions: a CRD applied and Established, its custom resources served with
+// defaults, validation, list, watch and apply, RBAC on them, and deleting the CRD removing them.
+// The sequence ends with the CRD gone, so it runs again on the same server. ---
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const CRD_NAME = 'gizmos.conformance.example.com';
+const GIZMOS = '/apis/conformance.example.com/v1/namespaces/default/gizmos';
+const crdState = { createdRV: '' };
+const gizmoCRD = JSON.stringify({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: CRD_NAME },
+  spec: {
+    group: 'conformance.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', shortNames: ['gz'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['color'],
+                properties: {
+                  color: { type: 'string' },
+                  size: { type: 'string', enum: ['small', 'large'], default: 'small' },
+                  replicas: { type: 'integer', minimum: 0, default: 1 },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+});
+const gizmo = (name: string, spec: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: 'conformance.example.com/v1', kind: 'Gizmo', metadata: { name }, spec });
+const gizmoInvalid =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Gizmo.conformance.example.com \\"bad\\" is invalid: spec.size: Unsupported value: \\"huge\\": supported values: \\"small\\", \\"large\\"","reason":"Invalid","details":{"name":"bad","group":"conformance.example.com","kind":"Gizmo","causes":[{"reason":"FieldValueNotSupported","message":"Unsupported value: \\"huge\\": supported values: \\"small\\", \\"large\\"","field":"spec.size"}]},"code":422}\n';
+
+export const crdCases: ConformanceCase[] = [
+  {
+    name: 'CRD: create a CustomResourceDefinition → 201',
+    request: { method: 'POST', path: CRDS, headers: json, body: gizmoCRD },
+    expect: {
+      status: 201,
+      json: (v) => {
+        assert.equal(v.kind, 'CustomResourceDefinition');
+        assert.equal(v.metadata.name, CRD_NAME);
+      },
+    },
+  },
+  {
+    name: 'CRD: it becomes Established (NamesAccepted, InitialNamesAccepted)',
+    request: { path: `${CRDS}/${CRD_NAME}`, headers: alice },
+    retryMs: 10_000,
+    expect: {
+      status: 200,
+      json: (v) => {
+        const cond = (t: string) => v.status?.conditions?.find((c: { type: string }) => c.type === t);
+        assert.equal(cond('NamesAccepted')?.reason, 'NoConflicts');
+        assert.equal(cond('Established')?.status, 'True');
+        assert.equal(cond('Established')?.reason, 'InitialNamesAccepted');
+        assert.equal(v.status.acceptedNames.kind, 'Gizmo');
+      },
+    },
+  },
+  {
+    name: 'CRD: discovery lists the custom resource',
+    request: { path: '/apis/conformance.example.com/v1', headers: alice },
+    retryMs: 10_000,
+    expect: {
+      status: 200,
+      json: (v) => {
+        assert.equal(v.kind, 'APIResourceList');
+        const r = v.resources.find((x: { name: string }) => x.name === 'gizmos');
+        assert.deepEqual([r.kind, r.namespaced, r.shortNames], ['Gizmo', true, ['gz']]);
+      },
+    },
+  },
+  {
+    name: 'CRD: create a custom resource → 201 with its defaults, an unknown field pruned with a warning',
+    request: { method: 'POST', path: GIZMOS, headers: json, body: gizmo('g1', { color: 'red', extra: 1 }) },
+    expect: {
+      status: 201,
+      headers: { warning: '299 - "unknown field \\"spec.extra\\""' },
+      json: (v) => {
+        assert.equal(v.apiVersion, 'conformance.example.com/v1');
+        assert.equal(v.kind, 'Gizmo');
+        assert.deepEqual(v.spec, { color: 'red', size: 'small', replicas: 1 });
+        assert.equal(v.metadata.generation, 1);
+        assert.match(v.metadata.uid, uuid);
+        crdState.createdRV = v.metadata.resourceVersion;
+      },
+    },
+  },
+  {
+    name: 'CRD: an invalid custom resource → 422 naming the field',
+    request: { method: 'POST', path: GIZMOS, headers: json, body: gizmo('bad', { color: 'red', size: 'huge' }) },
+    expect: { status: 422, body: gizmoInvalid },
+  },
+  {
+    name: 'CRD: a user without a Role for the resource → 403',
+    request: { path: GIZMOS, headers: { Authorization: 'Bearer conformance-bob-token' } },
+    expect: {
+      status: 403,
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gizmos.conformance.example.com is forbidden: User \\"bob\\" cannot list resource \\"gizmos\\" in API group \\"conformance.example.com\\" in the namespace \\"default\\"","reason":"Forbidden","details":{"group":"conformance.example.com","kind":"gizmos"},"code":403}\n',
+    },
+  },
+  {
+    name: 'CRD: merge patch → 200, generation bumped',
+    request: {
+      method: 'PATCH',
+      path: `${GIZMOS}/g1`,
+      headers: { ...alice, 'Content-Type': 'application/merge-patch+json' },
+      body: '{"spec":{"replicas":3}}',
+    },
+    expect: {
+      status: 200,
+      json: (v) => {
+        assert.deepEqual(v.spec, { color: 'red', size: 'small', replicas: 3 });
+        assert.equal(v.metadata.generation, 2);
+      },
+    },
+  },
+  {
+    name: 'CRD: server-side apply of a field another manager set → 409 conflict',
+    request: {
+      method: 'PATCH',
+      path: `${GIZMOS}/g1?fieldManager=conformance`,
+      headers: { ...alice, 'Content-Type': 'application/apply-patch+yaml' },
+      body: 'apiVersion: conformance.example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {color: blue}\n',
+    },
+    expect: {
+      status: 409,
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Apply failed with 1 conflict: conflict with \\"edge-apiserver-conformance\\" using conformance.example.com/v1: .spec.color","reason":"Conflict","details":{"causes":[{"reason":"FieldManagerConflict","message":"conflict with \\"edge-apiserver-conformance\\" using conformance.example.com/v1","field":".spec.color"}]},"code":409}\n',
+    },
+  },
+  {
+    name: 'CRD: server-side apply with force → 200 with the applier in managedFields',
+    request: {
+      method: 'PATCH',
+      path: `${GIZMOS}/g1?fieldManager=conformance&force=true`,
+      headers: { ...alice, 'Content-Type': 'application/apply-patch+yaml' },
+      body: 'apiVersion: conformance.example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {color: blue}\n',
+    },
+    expect: {
+      status: 200,
+      json: (v) => {
+        assert.equal(v.spec.color, 'blue');
+        const m = v.metadata.managedFields.find((e: { manager: string }) => e.manager === 'conformance');
+        assert.equal(m.operation, 'Apply');
+        assert.deepEqual(m.fieldsV1, { 'f:spec': { 'f:color': {} } });
+      },
+    },
+  },
+  {
+    name: 'CRD: list → GizmoList',
+    request: { path: GIZMOS, headers: alice },
+    expect: {
+      status: 200,
+      json: (v) => {
+        assert.equal(v.kind, 'GizmoList');
+        assert.equal(v.apiVersion, 'conformance.example.com/v1');
+        assert.deepEqual(
+          v.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+          ['g1'],
+        );
+      },
+    },
+  },
+  {
+    name: 'CRD: watch from the create’s resourceVersion → the two changes, then the stream ends',
+    request: {
+      get path() {
+        return `${GIZMOS}?watch=true&resourceVersion=${crdState.createdRV}&timeoutSeconds=1`;
+      },
+      headers: alice,
+    },
+    expect: {
+      status: 200,
+      body: /^\{"type":"MODIFIED","object":\{[^\n]*"replicas":3[^\n]*\}\}\n\{"type":"MODIFIED","object":\{[^\n]*"color":"blue"[^\n]*\}\}\n$/,
+    },
+  },
+  {
+    name: 'CRD: OpenAPI v3 describes the custom resource',
+    request: { path: '/openapi/v3/apis/conformance.example.com/v1', headers: alice },
+    expect: {
+      status: 200,
+      json: (v) => {
+        const s = v.components.schemas['com.example.conformance.v1.Gizmo'];
+        assert.deepEqual(s.properties.spec.properties.size.enum, ['small', 'large']);
+        assert.deepEqual(s['x-kubernetes-group-version-kind'], [
+          { group: 'conformance.example.com', version: 'v1', kind: 'Gizmo' },
+        ]);
+      },
+    },
+  },
+  {
+    name: 'CRD: delete the CRD → 200, finalizing',
+    request: { method: 'DELETE', path: `${CRDS}/${CRD_NAME}`, headers: alice },
+    expect: { status: 200 },
+  },
+  {
+    name: 'CRD: the CRD goes once its custom resources are deleted',
+    request: { path: `${CRDS}/${CRD_NAME}`, headers: alice },
+    retryMs: 10_000,
+    expect: {
+      status: 404,
+      body: '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"customresourcedefinitions.apiextensions.k8s.io \\"gizmos.conformance.example.com\\" not found","reason":"NotFound","details":{"name":"gizmos.conformance.example.com","group":"apiextensions.k8s.io","kind":"customresourcedefinitions"},"code":404}\n',
+    },
+  },
+  {
+    name: 'CRD: its resources are no longer served → 404',
+    request: { path: GIZMOS, headers: alice },
+    retryMs: 10_000,
+    expect: { status: 404 },
+  },
+];
+
 /** Checks one response against a case's expectation. */
 export function check(c: ConformanceCase, res: CaseResponse): void {
   const e = c.expect;
@@ -506,11 +734,21 @@ export function registerConformance(name: string, target: Target, extra: Conform
     after(async () => {
       await target.stop?.();
     });
-    for (const c of [...cases, ...apiCases, ...extra]) {
+    for (const c of [...cases, ...apiCases, ...crdCases, ...extra]) {
       const skip = target.knownDifferences?.[c.name];
       it(c.name, skip ? { skip } : {}, async () => {
         assert.ok(send, 'target did not start');
-        check(c, await send(c.request));
+        const deadline = Date.now() + (c.retryMs ?? 0);
+        for (;;) {
+          const res = await send(c.request);
+          try {
+            check(c, res);
+            return;
+          } catch (err) {
+            if (Date.now() >= deadline) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
       });
     }
     for (const [checkName, fn] of Object.entries(target.checks ?? {})) it(checkName, fn);

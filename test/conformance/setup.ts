@@ -35,7 +35,7 @@ export const ALLOWED_ORIGIN = 'https://allowed.example.com';
 /** Files the flags name. */
 /**
  * RBAC for the conformance users (merged with the bootstrap policy): alice may list/watch pods and
- * edit configmaps in `default` and read every non-resource path; bob has nothing of his own; everyone may reach the
+ * edit configmaps in `default`, manage CRDs and the conformance.example.com custom resources, and read every non-resource path; bob has nothing of his own; everyone may reach the
  * test-only /conformance/* routes.
  */
 export const CONFORMANCE_RBAC = `apiVersion: rbac.authorization.k8s.io/v1
@@ -129,6 +129,31 @@ subjects:
 roleRef:
   kind: ClusterRole
   name: conformance-routes
+  apiGroup: rbac.authorization.k8s.io
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: conformance-crds
+rules:
+- apiGroups: ["apiextensions.k8s.io"]
+  resources: ["customresourcedefinitions"]
+  verbs: ["*"]
+- apiGroups: ["conformance.example.com"]
+  resources: ["*"]
+  verbs: ["*"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: alice-crds
+subjects:
+- kind: User
+  name: alice
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: ClusterRole
+  name: conformance-crds
   apiGroup: rbac.authorization.k8s.io
 `;
 

@@ -134,6 +134,13 @@ export function discoveryGroups(server: DiscoveryTarget): APIGroupInfo[] {
   return s.core ? [s.core, ...s.groups] : [...s.groups];
 }
 
+/** Every group a server answers for: its own (core first), its run-time ones and its delegates' (OpenAPI). */
+export function allDiscoveryGroups(server: DiscoveryTarget): APIGroupInfo[] {
+  const s = stateOf(server);
+  const groups = apisGroups(s);
+  return s.core ? [s.core, ...groups] : groups;
+}
+
 export const aggregatedDiscoveryGroup = 'apidiscovery.k8s.io';
 export const aggregatedListKind = 'APIGroupDiscoveryList';
 

@@ -41,6 +41,19 @@ export interface PatchScope {
   fieldManager: FieldManager;
   /** The kind's known fields: unknown ones in a patched object are dropped (fieldValidation). */
   kindInfo?: KindInfo;
+  /**
+   * The decode of a patched object in place of kindInfo's (a custom resource's schema coercion:
+   * prune, default); answers the unknown field paths it dropped.
+   */
+  coerce?: (obj: KubeObject) => string[];
+  /** Checks an apply configuration before it is merged (a custom resource's undeclared fields); throws FieldManagerError. */
+  checkApplyConfiguration?: (patch: KubeObject) => void;
+  /**
+   * Top-level fields the strategy resets (rest.ResetFieldsStrategy: `status` on the main resource,
+   * `spec` on /status): nobody comes to own them through this endpoint, so an apply configuration
+   * loses them and a patched object keeps the stored values before the field manager sees it.
+   */
+  resetFields?: readonly string[];
 }
 
 /** The patch types a resource accepts, in upstream's order (its 415 lists them). */
@@ -232,13 +245,25 @@ export async function patchResource(
   }
 
   const { store } = s;
+  // The typed decode of a patched object: unknown fields go (a 422 with Strict, a warning with Warn).
+  const decode = (out: KubeObject) => {
+    const unknown = s.coerce ? s.coerce(out) : s.kindInfo ? dropUnknownFields(out, s.kindInfo) : [];
+    if (unknown.length && strict) {
+      const detail = `strict decoding error: ${unknown.map((u) => `unknown field ${JSON.stringify(u)}`).join(', ')}`;
+      throw newInvalid({ group: '', kind: '' }, '', [invalid(Path.of('patch'), JSON.stringify(patch), detail)]);
+    }
+    if (validation !== 'Ignore') for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
+  };
   const mechanism = (current: KubeObject | undefined): KubeObject => {
     let out: KubeObject;
     try {
       if (isApply) {
+        s.checkApplyConfiguration?.(patch as KubeObject);
+        const config = structuredClone(patch) as Record<string, unknown>;
+        for (const f of s.resetFields ?? []) delete config[f];
         out = s.fieldManager.apply(
           current as ManagedObject | undefined,
-          patch as ManagedObject,
+          config as ManagedObject,
           manager,
           force,
         ) as KubeObject;
@@ -256,27 +281,30 @@ export async function patchResource(
             reason: 'Invalid',
             code: 422,
           });
+        // A custom resource is decoded (pruned, defaulted) before its fields are recorded.
+        if (s.coerce) decode(patched as KubeObject);
+        resetTo(patched as KubeObject, current, s.resetFields);
         out = s.fieldManager.update(current as ManagedObject, patched as KubeObject, manager) as KubeObject;
       }
     } catch (err) {
       throw patchError(err);
     }
     out.metadata ??= {};
-    // The typed decode of the patched object: unknown fields go (a 422 with Strict, a warning with Warn).
-    if (s.kindInfo) {
-      const unknown = dropUnknownFields(out, s.kindInfo);
-      if (unknown.length && strict) {
-        const detail = `strict decoding error: ${unknown.map((u) => `unknown field ${JSON.stringify(u)}`).join(', ')}`;
-        throw newInvalid({ group: '', kind: '' }, '', [invalid(Path.of('patch'), JSON.stringify(patch), detail)]);
-      }
-      if (validation !== 'Ignore') for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
-    }
+    if (isApply || !s.coerce) decode(out);
     // A patch without a resourceVersion applies to the object it was computed on.
     if (current && !out.metadata.resourceVersion) out.metadata.resourceVersion = current.metadata.resourceVersion;
     checkName(out, name);
     return out;
   };
   return store.update(name, mechanism, { ...opts, namespace, forceAllowCreate: isApply });
+}
+
+/** The reset fields of `obj` as they are in `current` (absent when absent there). */
+export function resetTo(obj: KubeObject, current: KubeObject | undefined, fields: readonly string[] = []): void {
+  for (const f of fields) {
+    if (current && Object.hasOwn(current, f)) obj[f] = structuredClone(current[f]);
+    else delete obj[f];
+  }
 }
 
 function yamlError(err: unknown): string {

@@ -36,6 +36,8 @@ export interface ResourceOpenAPI {
   listName?: string;
   /** Definitions this resource brings (its kind, its list, their parts); meta types come built in. */
   definitions?: Readonly<Record<string, SchemaObject>>;
+  /** The swagger 2.0 form of `definitions` where it differs (a CRD's: ToStructuralOpenAPIV2); defaults to them. */
+  v2Definitions?: Readonly<Record<string, SchemaObject>>;
 }
 
 /** One resource as the documents describe it (discovery's APIResource plus its schema). */
@@ -537,10 +539,13 @@ const produceRank = (t: string) =>
 const mediaOrder = (a: string, b: string) => produceRank(a) - produceRank(b);
 
 /** The definitions of a group version's resources: theirs first, then the built-in ones. */
-function lookupFor(gvs: readonly OpenAPIGroupVersion[]): (name: string) => SchemaObject | undefined {
+function lookupFor(gvs: readonly OpenAPIGroupVersion[], v2: boolean): (name: string) => SchemaObject | undefined {
   const own = new Map<string, SchemaObject>();
   for (const gv of gvs)
-    for (const r of gv.resources) for (const [k, v] of Object.entries(r.openAPI?.definitions ?? {})) own.set(k, v);
+    for (const r of gv.resources) {
+      const defs = (v2 ? r.openAPI?.v2Definitions : undefined) ?? r.openAPI?.definitions ?? {};
+      for (const [k, v] of Object.entries(defs)) own.set(k, v);
+    }
   return (name) => own.get(name) ?? builtinDefinition(name);
 }
 
@@ -572,8 +577,8 @@ function placeholderSchema(gvk: GroupVersionKind, list: boolean, item?: string):
   };
 }
 
-function schemasFor(gvs: readonly OpenAPIGroupVersion[], pathOps: PathOps[]): Record<string, SchemaObject> {
-  const base = lookupFor(gvs);
+function schemasFor(gvs: readonly OpenAPIGroupVersion[], pathOps: PathOps[], v2 = false): Record<string, SchemaObject> {
+  const base = lookupFor(gvs, v2);
   const placeholders = new Map<string, SchemaObject>();
   for (const gv of gvs)
     for (const r of gv.resources) {
@@ -682,7 +687,7 @@ export function buildV2Document(gvs: readonly OpenAPIGroupVersion[], info: Docum
     paths[path] = sortedKeys(item);
   }
   return {
-    definitions: toV2Schema(schemasFor(gvs, allOps)),
+    definitions: toV2Schema(schemasFor(gvs, allOps, true)),
     info: { title: 'Kubernetes', version: info.version },
     paths,
     security: [{ BearerToken: [] }],

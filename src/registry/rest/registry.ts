@@ -45,6 +45,8 @@ export interface ResourceDefinition {
    * structural schema). Without it, /openapi describes the kind with its built-in definition.
    */
   openAPI?: ResourceOpenAPI;
+  /** The schemas of the other versions served over this storage (a CRD's served versions), by version. */
+  openAPIVersions?: Readonly<Record<string, ResourceOpenAPI>>;
   /** A resource whose delete is its own (namespaces): answers the object it leaves behind. */
   deleteOverride?(registry: ResourceRegistry, name: string): Promise<KubeObject>;
   /**

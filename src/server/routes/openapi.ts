@@ -3,10 +3,11 @@
 // group versions and resources (added and removed at run time, e.g. by CRDs), with each
 // resource's schema from its ResourceDefinition's `openAPI` (config.resources) or
 // setResourceOpenAPI (resources served by other installers), else the built-in definition of its
-// kind.
+// kind. A delegate's groups (apiextensions-apiserver's, with every served CRD version) are
+// described too, as kube-aggregator merges their specs into kube-apiserver's.
 
 import type { Handler } from '../../endpoints/request/context.ts';
-import { discoveryGroups } from '../../endpoints/discovery/discovery.ts';
+import { allDiscoveryGroups } from '../../endpoints/discovery/discovery.ts';
 import type { OpenAPIGroupVersion, OpenAPIResource, ResourceOpenAPI } from '../../endpoints/openapi/builder.ts';
 import { OpenAPIService } from '../../endpoints/openapi/service.ts';
 import type { ResourceRegistry } from '../../registry/rest/registry.ts';
@@ -66,7 +67,7 @@ export function servedGroupVersions(server: RouteTarget<OpenAPIConfig>): OpenAPI
   const s = stateOf(server.handler);
   const registry = server.config.resources;
   const out: OpenAPIGroupVersion[] = [];
-  for (const g of discoveryGroups(server))
+  for (const g of allDiscoveryGroups(server))
     for (const v of g.versions) {
       const resources: OpenAPIResource[] = v.resources.map((r) => {
         const res: OpenAPIResource = { name: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs };
@@ -77,7 +78,8 @@ export function servedGroupVersions(server: RouteTarget<OpenAPIConfig>): OpenAPI
           }));
         const def = registry?.get(g.name, r.name)?.definition;
         const openAPI =
-          (def?.version === v.version ? def.openAPI : undefined) ?? s.byResource.get(key(g.name, v.version, r.name));
+          (def?.version === v.version ? def.openAPI : def?.openAPIVersions?.[v.version]) ??
+          s.byResource.get(key(g.name, v.version, r.name));
         if (openAPI) res.openAPI = openAPI;
         return res;
       });
@@ -97,7 +99,7 @@ export function installOpenAPI(server: RouteTarget<OpenAPIConfig>): void {
       groupVersions: () => servedGroupVersions(server),
       // Discovery's lists are small; their JSON changes whenever a resource is added or removed.
       fingerprint: () =>
-        `${s.generation}:${JSON.stringify(discoveryGroups(server), ['name', 'versions', 'version', 'resources', 'kind', 'namespaced', 'verbs', 'subresources'])}`,
+        `${s.generation}:${JSON.stringify(allDiscoveryGroups(server), ['name', 'versions', 'version', 'resources', 'kind', 'namespaced', 'verbs', 'subresources'])}`,
     },
     { version: server.config.version.gitVersion },
   );

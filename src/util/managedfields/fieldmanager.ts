@@ -281,7 +281,7 @@ export class FieldManager {
         if (err instanceof FieldManagerError) throw err;
         if (err instanceof TypedError)
           throw new FieldManagerError(
-            `failed to create typed patch object (${gvk(this.apiVersion, this.kind)} ${objectName(patch)}): ${err.message}`,
+            `failed to create typed patch object (${objectName(patch)}; ${gvk(this.apiVersion, this.kind)}): ${err.message}`,
             500,
           );
         throw err;
@@ -483,10 +483,11 @@ export class FieldManager {
   }
 }
 
+/** objectGVKNN's `<namespace>/<name>` (structuredmerge.go). */
 function objectName(o: ManagedObject): string {
   const ns = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : '';
   const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
-  return ns ? `${ns}/${name}` : name;
+  return `${ns}/${name}`;
 }
 
 function sortKeys(v: unknown): unknown {
