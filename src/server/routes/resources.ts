@@ -21,6 +21,8 @@ import { newNamespaceController } from '../controllers/namespace.ts';
 import { newSystemNamespacesController } from '../controllers/systemnamespaces.ts';
 import { newKubernetesServiceController } from '../controllers/kubernetesservice.ts';
 import { newGarbageCollector } from '../controllers/garbagecollector.ts';
+import { controllerLeaderElection } from '../leaderelection/leaderelection.ts';
+import type { LeaderElectionSettings } from '../leaderelection/config.ts';
 
 /** Builds an admission plugin over the registry (upstream: a plugin and its initializers). */
 export type AdmissionPluginFactory = (registry: ResourceRegistry) => AdmissionPlugin;
@@ -60,6 +62,10 @@ export interface ResourceAPIsConfig {
   externalAddress: string;
   publicAddress?: string;
   secureServing?: { bindPort: number };
+  apiServerID?: string;
+  leaderElection?: LeaderElectionSettings;
+  /** The storage backend's type: only servers over etcd share their storage with others. */
+  storage?: { config: { type: string } };
 }
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -135,7 +141,15 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
     publicServicePort: c.secureServing?.bindPort || 443,
     publicIP: c.publicAddress,
   });
-  server.addDestroyFunc(startControllers([...c.controllers, kubernetesService], registry, c.logger));
+  // Over etcd other servers may share the storage: the controllers that must run once are elected
+  // (kube-controller-manager's --leader-elect); an embedded store is this server's alone.
+  const le = c.leaderElection;
+  const leases = registry.store('coordination.k8s.io', 'leases');
+  const election =
+    le?.leaderElect && leases && c.storage?.config.type === 'etcd3'
+      ? controllerLeaderElection(leases, le, c.apiServerID ?? `apiserver-${crypto.randomUUID()}`, c.logger)
+      : undefined;
+  server.addDestroyFunc(startControllers([...c.controllers, kubernetesService], registry, c.logger, election));
 }
 
 /** The schema strategic merge patch and apply read: the definition's own, its OpenAPI one, or upstream's. */
