@@ -73,6 +73,22 @@ describe('scale-out over one etcd: controllers elect a leader', { skip: etcdSkip
     assert.equal(lease.spec.leaseTransitions, 0);
     assert.match(lease.spec.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     await until(async () => (leaders().length === 1 ? true : undefined), 10_000, 'one leader started its controllers');
+    // Every server publishes its identity Lease; the leader's id is one of them.
+    const ids = await until(
+      async () => {
+        const r = await request(
+          port,
+          'GET',
+          '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver',
+        );
+        const items = r.json().items as { metadata: { name: string }; spec: { holderIdentity: string } }[];
+        return items.length === 3 ? items : undefined;
+      },
+      20_000,
+      'three identity leases',
+    );
+    assert.ok(ids.every((l) => l.spec.holderIdentity === l.metadata.name));
+    assert.ok(ids.some((l) => l.metadata.name === first));
     await namespaceDeletionWorks(servers[1]!.port, 'gone-1');
     // Renewals go on; nobody else starts the controllers.
     await new Promise((r) => setTimeout(r, 2 * retryMs));

@@ -22,6 +22,7 @@ import { newSystemNamespacesController } from '../controllers/systemnamespaces.t
 import { newKubernetesServiceController } from '../controllers/kubernetesservice.ts';
 import { newGarbageCollector } from '../controllers/garbagecollector.ts';
 import { controllerLeaderElection } from '../leaderelection/leaderelection.ts';
+import { newAPIServerIdentityController } from '../controllers/apiserveridentity.ts';
 import type { LeaderElectionSettings } from '../leaderelection/config.ts';
 
 /** Builds an admission plugin over the registry (upstream: a plugin and its initializers). */
@@ -145,11 +146,13 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
   // (kube-controller-manager's --leader-elect); an embedded store is this server's alone.
   const le = c.leaderElection;
   const leases = registry.store('coordination.k8s.io', 'leases');
-  const election =
-    le?.leaderElect && leases && c.storage?.config.type === 'etcd3'
-      ? controllerLeaderElection(leases, le, c.apiServerID ?? `apiserver-${crypto.randomUUID()}`, c.logger)
-      : undefined;
-  server.addDestroyFunc(startControllers([...c.controllers, kubernetesService], registry, c.logger, election));
+  const shared = c.storage?.config.type === 'etcd3';
+  const id = c.apiServerID ?? `apiserver-${crypto.randomUUID()}`;
+  const election = le?.leaderElect && leases && shared ? controllerLeaderElection(leases, le, id, c.logger) : undefined;
+  const controllers = [...c.controllers, kubernetesService];
+  // Servers sharing the storage publish who they are (kube-apiserver's identity Leases).
+  if (shared) controllers.push(newAPIServerIdentityController(id));
+  server.addDestroyFunc(startControllers(controllers, registry, c.logger, election));
 }
 
 /** The schema strategic merge patch and apply read: the definition's own, its OpenAPI one, or upstream's. */
