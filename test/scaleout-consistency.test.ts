@@ -23,7 +23,9 @@ describe('scale-out over one etcd: consistency across instances', { skip: etcdSk
   before(async () => {
     etcd = await startEtcd();
     const args = [`--etcd-servers=${etcd.clientURL}`, '--authorization-mode=RBAC'];
-    servers = await Promise.all([startInstance(work, args), startInstance(work, args), startInstance(work, args)]);
+    servers = await Promise.all(
+      [1, 2, 3].map((i) => startInstance(work, [...args, `--advertise-address=10.0.0.${i}`])),
+    );
   });
   after(async () => {
     await Promise.all(servers.map((s) => s.kill('SIGKILL')));
@@ -149,5 +151,28 @@ describe('scale-out over one etcd: consistency across instances', { skip: etcdSk
       [...firstPart, ...rest].map((e) => e.object.metadata.name),
       acked.map((_, i) => `y${i}`),
     );
+  });
+
+  test('the kubernetes Endpoints list every live server (lease reconciler); a stopped one drops out', async () => {
+    const port = servers[0]!.port;
+    const addresses = async () => {
+      const r = await request(port, 'GET', '/api/v1/namespaces/default/endpoints/kubernetes');
+      if (r.status !== 200) return [];
+      return (r.json().subsets?.[0]?.addresses ?? []).map((a: { ip: string }) => a.ip) as string[];
+    };
+    const wait = async (want: string[]) => {
+      const end = Date.now() + 30_000;
+      let got: string[] = [];
+      while (Date.now() < end) {
+        got = await addresses();
+        if (JSON.stringify(got) === JSON.stringify(want)) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.deepEqual(got, want);
+    };
+    await wait(['10.0.0.1', '10.0.0.2', '10.0.0.3']);
+    const stopped = servers.pop()!;
+    assert.equal(await stopped.kill('SIGTERM'), 0);
+    await wait(['10.0.0.1', '10.0.0.2']);
   });
 });

@@ -141,6 +141,7 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
     servicePort: 443,
     publicServicePort: c.secureServing?.bindPort || 443,
     publicIP: c.publicAddress,
+    leaseReconciler: c.storage?.config.type === 'etcd3',
   });
   // Over etcd other servers may share the storage: the controllers that must run once are elected
   // (kube-controller-manager's --leader-elect); an embedded store is this server's alone.
