@@ -114,6 +114,7 @@ export async function superviseProcesses(argv: string[], n: number, opts: Superv
   const children = new Map<number, ChildProcess>();
   let stopping = false;
   let firstExit: number | undefined;
+  let anyServed = false;
   let delay = (opts.restartDelayMs ?? 1000) / 2;
   const restarts = new Set<ReturnType<typeof setTimeout>>();
 
@@ -134,6 +135,7 @@ export async function superviseProcesses(argv: string[], n: number, opts: Superv
           seen = (seen + d).slice(-4096);
           if (seen.includes('Serving securely on')) {
             serving = true;
+            anyServed = true;
             ready(true);
           }
         }
@@ -142,7 +144,7 @@ export async function superviseProcesses(argv: string[], n: number, opts: Superv
         if (children.get(i) === child) children.delete(i);
         if (!serving) ready(false);
         if (stopping) return;
-        if (!serving && i === 0 && children.size === 0) {
+        if (!serving && !anyServed) {
           // The first child failed to start (bad flags, port in use): that is the command's answer.
           firstExit = code ?? 1;
           stopAll();
