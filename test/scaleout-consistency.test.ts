@@ -153,6 +153,31 @@ describe('scale-out over one etcd: consistency across instances', { skip: etcdSk
     );
   });
 
+  test('a server started after the writes resumes a watch from an older resourceVersion (from etcd)', async () => {
+    const [a] = servers.map((s) => s.port) as [number];
+    assert.equal((await request(a, 'POST', '/api/v1/namespaces', { metadata: { name: 'w3' } })).status, 201);
+    const start = (await request(a, 'GET', cms('w3'))).json().metadata.resourceVersion as string;
+    const acked: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await request(a, 'POST', cms('w3'), configMap(`z${i}`));
+      acked.push(r.json().metadata.resourceVersion);
+    }
+    const late = await startInstance(work, [`--etcd-servers=${etcd.clientURL}`, '--advertise-address=10.0.0.9']);
+    try {
+      const w = await watch(late.port, `${cms('w3')}?resourceVersion=${start}`);
+      const r = await request(a, 'POST', cms('w3'), configMap('z3'));
+      acked.push(r.json().metadata.resourceVersion);
+      const evs = await w.until(4);
+      w.stop();
+      assert.deepEqual(
+        evs.map((e) => [e.type, e.object.metadata.resourceVersion]),
+        acked.map((rv) => ['ADDED', rv]),
+      );
+    } finally {
+      await late.kill('SIGKILL');
+    }
+  });
+
   test('the kubernetes Endpoints list every live server (lease reconciler); a stopped one drops out', async () => {
     const port = servers[0]!.port;
     const addresses = async () => {

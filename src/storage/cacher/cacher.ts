@@ -442,6 +442,13 @@ export class Cacher implements Interface {
     } else {
       // Events strictly after `requested`, from the ring.
       const oldest = this.events.length ? this.events[0]!.rev : this.listRV + 1;
+      if (requested < this.listRV) {
+        // This cache started (or relisted) after that revision: a server started after the client's
+        // last event, the one a client moving between servers often lands on. Storage still has the
+        // history unless it was compacted (then it answers 410 itself): no relist needed.
+        ch.stop();
+        return this.storage.watch(key, opts);
+      }
       if (requested < oldest - 1) {
         return fail(newResourceExpired(`too old resource version: ${requested} (${oldest - 1})`));
       }
