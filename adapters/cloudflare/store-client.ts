@@ -35,6 +35,7 @@ export interface StoreStub {
   ): Promise<Wire<TxnResult>>;
   delete(key: string, expectedRevision: number): Promise<Wire<TxnResult>>;
   currentRevision(): Promise<Wire<number>>;
+  unchangedSince(prefix: string, sinceRevision: number, count: number): Promise<Wire<number | undefined>>;
   compact(revision: number): Promise<Wire<void>>;
   readinessCheck(): Promise<Wire<void>>;
   watch(prefix: string, startRevision: number, progressNotify: boolean): Promise<WatchCursorStub>;
@@ -84,6 +85,8 @@ export function durableObjectKV(ns: StoreNamespace, name = 'registry'): KV {
     update: (key, value, rev, opts) => unwrap((s) => s.update(key, value, rev, opts)),
     delete: (key, rev) => unwrap((s) => s.delete(key, rev)),
     currentRevision: () => unwrap((s) => s.currentRevision()),
+    // Each isolate's watch cache asks the object whether its prefix changed (consistent reads).
+    unchangedSince: (prefix, since, count) => unwrap((s) => s.unchangedSince(prefix, since, count)),
     compact: (revision) => unwrap((s) => s.compact(revision)),
     compactRevision: () => compacted,
     readinessCheck: () => unwrap((s) => s.readinessCheck()),

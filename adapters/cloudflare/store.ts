@@ -157,6 +157,9 @@ export class Store extends DurableObject<Record<string, unknown>> {
   currentRevision() {
     return this.answer(() => this.log.currentRevision());
   }
+  unchangedSince(prefix: string, sinceRevision: number, count: number) {
+    return this.answer(() => this.log.unchangedSince(prefix, sinceRevision, count));
+  }
   compact(revision: number) {
     return this.answer(() => this.log.compact(revision));
   }

@@ -25,6 +25,7 @@ import {
   type EdgeSettings,
 } from '../../src/app/edge.ts';
 import { durableObjectKV, type StoreNamespace } from './store-client.ts';
+import { splitArgs } from '../../src/server/options/args.ts';
 
 /**
  * The Durable Object binding of the storage engine (wrangler.toml). Not exported: workerd takes every export of the
@@ -98,14 +99,42 @@ export function createWorker(settings: WorkerSettings = {}): WorkerHandler {
           // The embedded store on Workers: the Store Durable Object bound as STORE (./store.ts), one
           // object per cluster; --storage-backend=sqlite (the default) selects it, --sqlite-path is unused.
           const store = env?.[STORE_BINDING] as StoreNamespace | undefined;
-          if (!merged.storage && store) merged.storage = { openSQLite: () => durableObjectKV(store) };
+          if (!merged.storage && store) {
+            merged.storage = { openSQLite: () => durableObjectKV(store) };
+            // Watches are served by the Durable Object, one RPC stream per watch request, so events fan
+            // out there to every isolate's watchers: an isolate-wide watch cache would be fed by a
+            // reflector running in some earlier request, and workerd lets no request's I/O serve
+            // another (its events never reach a later watch). `--watch-cache=true` in the flags wins.
+            merged.flags = ['--watch-cache=false', ...splitArgs(merged.flags)];
+          }
           return merged;
         });
       }
       const { request: req, transport } = cloudflareTransport(request, ctx, certHeader);
-      return server.fetch(req, transport).then(withDate);
+      const watching = isWatchRequest(request.url);
+      return server.fetch(req, transport).then((r) => withDate(watching ? uncompressed(r) : r));
     },
   };
+}
+
+const watchQuery = /[?&]watch=(?:1|true)(?:&|$)/;
+
+/** A watch: `?watch=true|1` or the legacy `/watch/` path (as RequestInfo resolves it). */
+function isWatchRequest(url: string): boolean {
+  const q = url.indexOf('?');
+  return (q >= 0 && watchQuery.test(url.slice(q))) || /\/api(?:s\/[^/]+)?\/[^/]+\/watch\//.test(url);
+}
+
+/**
+ * A watch stream must reach the client event by event. The platform compresses JSON for clients
+ * that accept gzip (wrangler's local proxy too, which then holds the stream in the compressor):
+ * `Content-Encoding: identity` marks the body as sent as is (kube-apiserver never compresses watches).
+ */
+function uncompressed(response: Response): Response {
+  if (response.headers.has('content-encoding') || !response.body) return response;
+  const headers = new Headers(response.headers);
+  headers.set('content-encoding', 'identity');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 let dateSecond = -1;

@@ -14,6 +14,7 @@ import { StaticCAContent, type CAContentProvider } from '../../src/server/dynami
 import type { Config } from '../../src/server/config.ts';
 import { KlogLogger, formatLine, type Logger } from '../../src/util/logger.ts';
 import { NodeServingListener, type NodeServingListenerOptions } from './listener.ts';
+import { superviseProcesses, takeProcessesFlag } from './multiprocess.ts';
 
 export const command = 'edge-apiserver';
 
@@ -46,9 +47,18 @@ export function defaultHostIP(): string | undefined {
 }
 
 /** Runs the command; resolves with the process exit code. */
-export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
+export async function main(argvIn: readonly string[], opts: MainOptions = {}): Promise<number> {
   const stdout = opts.stdout ?? ((s) => process.stdout.write(s));
   const stderr = opts.stderr ?? ((s) => process.stderr.write(s));
+  // --processes[=N] (ours): N processes of this command sharing the port (adapters/node/multiprocess.ts).
+  const processes = takeProcessesFlag(argvIn);
+  if (processes.error) {
+    stderr(`Error: ${processes.error}\n`);
+    return 1;
+  }
+  const argv = processes.rest;
+  if (processes.processes !== undefined && processes.processes > 1)
+    return superviseProcesses(argv, processes.processes, { stderr });
   const logger = opts.logger ?? new KlogLogger();
   // Signals are handled from the start, as upstream's SetupSignalHandler: a signal during
   // start-up makes run() shut down at once; a second one exits.
@@ -67,6 +77,11 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     process.on('SIGINT', onSignal);
   }
   opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  // A child of --processes: its supervisor going away (even by SIGKILL) stops it.
+  if (process.channel && process.env.EDGE_APISERVER_PROCESS_INDEX !== undefined) {
+    process.channel.unref();
+    process.once('disconnect', () => stop.abort());
+  }
   try {
     return await start(argv, opts, { logger, stdout, stderr, stop });
   } finally {

@@ -140,6 +140,16 @@ export interface Config {
   admissionPlugins: AdmissionPluginFactory[];
   /** Controllers run over the registry while the server lives. */
   controllers: Controller[];
+  /**
+   * This server's identity (kube-apiserver's `apiserver-<uuid>`): its holderIdentity in leader
+   * election and in its identity Lease.
+   */
+  apiServerID: string;
+  /**
+   * `--leader-elect…` (src/server/options/leaderelection.ts): the Lease the controllers that must
+   * run once are elected through, when several servers share the storage (etcd).
+   */
+  leaderElection?: import('./leaderelection/config.ts').LeaderElectionSettings;
 }
 
 /** A Config whose defaults are filled in (`complete()`); what the chain and server read. */
@@ -189,6 +199,7 @@ export function newConfig(overrides: Partial<Config> = {}): Config {
     resourceDefinitions: [...builtinResources, ...rbacResources, ...flowcontrolResources],
     admissionPlugins: defaultAdmissionPlugins(),
     controllers: defaultControllers(),
+    apiServerID: `apiserver-${crypto.randomUUID()}`,
     postStartHooks: new Map(),
     disabledPostStartHooks: new Set(),
     lifecycleSignals: new LifecycleSignals(),

@@ -225,6 +225,12 @@ export interface Interface {
   getCurrentResourceVersion(): Promise<number>;
   /** The latest compacted revision known (0 when none). */
   compactRevision(): number;
+  /**
+   * For the watch cache over this storage (the resource's whole prefix): a revision R ≥ the current
+   * one such that nothing under the prefix changed in (sinceRevision, R], given `count` objects at
+   * sinceRevision; undefined when something did or it cannot tell (kv.ts KV.unchangedSince).
+   */
+  progressSince?(sinceRevision: number, count: number): Promise<number | undefined>;
 }
 
 /** A watch.Interface fed by push (the store's and the cacher's watchers build on it). */

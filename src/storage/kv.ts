@@ -98,6 +98,15 @@ export interface KV {
   /** The current revision (linearizable). */
   currentRevision(): Promise<number>;
   /**
+   * Progress without the watch (what the watch cache gets from etcd's RequestWatchProgress, which
+   * etcd before 3.4.31/3.5.13 cannot be trusted with): given that `count` keys lived under `prefix`
+   * at `sinceRevision`, resolves with a revision R, at least the current one when called
+   * (linearizable), such that no write under `prefix` happened in (sinceRevision, R]; undefined when
+   * one did (its events are on the way to the watchers) or the engine cannot tell. Optional: engines
+   * whose watchers get progress notifications after every foreign write need none.
+   */
+  unchangedSince?(prefix: string, sinceRevision: number, count: number): Promise<number | undefined>;
+  /**
    * Drops history before `revision` (etcd's Compact): the state at `revision` stays readable, reads
    * below it and watches starting at or below it then fail with CompactedError.
    */

@@ -133,10 +133,17 @@ export class Store implements Interface {
   readonly groupResource: GroupResource;
   private readonly newFunc?: () => StorageObject;
   private readonly transformer?: Transformer;
+  /** Present when the engine can answer it (KV.unchangedSince): the watch cache's progress question. */
+  readonly progressSince?: (sinceRevision: number, count: number) => Promise<number | undefined>;
 
   constructor(cfg: StoreConfig) {
     this.transformer = cfg.transformer;
     this.kv = cfg.kv;
+    const kv = cfg.kv;
+    if (kv.unchangedSince) {
+      this.progressSince = (since, count) =>
+        kv.unchangedSince!(this.prepareKey(this.resourcePrefix, true), since, count);
+    }
     this.pathPrefix = cfg.pathPrefix.endsWith('/') ? cfg.pathPrefix : cfg.pathPrefix + '/';
     this.resourcePrefix = cfg.resourcePrefix;
     this.groupResource = cfg.groupResource;

@@ -21,7 +21,11 @@ export interface ServiceAccountConfig {
   resourceDefinitions: ResourceDefinition[];
   maxRequestBodyBytes: number;
   controllers: {
-    push(c: { name: string; run(registry: ResourceRegistry, signal: AbortSignal): Promise<void> }): number;
+    push(c: {
+      name: string;
+      requiresLeader?: boolean;
+      run(registry: ResourceRegistry, signal: AbortSignal): Promise<void>;
+    }): number;
   };
   routeInstallers: { push(install: (server: { config: { resources?: ResourceRegistry } }) => void): number };
   logger: { error(msg: string, kv?: Record<string, unknown>): void };
@@ -93,6 +97,7 @@ export function installServiceAccounts(
 
   config.controllers.push({
     name: 'serviceaccount-controller',
+    requiresLeader: true,
     async run(registry, signal) {
       const namespaces = registry.store('', 'namespaces');
       const serviceAccounts = registry.store('', 'serviceaccounts');

@@ -144,8 +144,8 @@ export class ResourceRegistry {
     return store;
   }
 
-  /** The storage of a resource kept but not served (networking.k8s.io ipaddresses), made once. */
-  private unservedStorage(gr: GroupResource): Interface {
+  /** The storage of a resource kept but not served (networking.k8s.io ipaddresses, masterleases), made once. */
+  unservedStorage(gr: GroupResource): Interface {
     const key = keyOf(gr.group, gr.resource);
     let s = this.unserved.get(key);
     if (!s) this.unserved.set(key, (s = this.factory.forResource({ groupResource: gr }).storage));

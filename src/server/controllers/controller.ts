@@ -11,23 +11,49 @@ import type { Logger } from '../../util/logger.ts';
 export interface Controller {
   /** Upstream's controller name (`namespace-controller`). */
   readonly name: string;
+  /**
+   * Must run in one server at a time (upstream: a kube-controller-manager controller, under its
+   * leader election). With several servers over one etcd it runs only in the elected one; an
+   * idempotent reconciler (bootstrap policy, system namespaces) leaves this unset and runs everywhere.
+   */
+  readonly requiresLeader?: boolean;
   /** Runs until `signal` aborts; errors are logged, not fatal. */
   run(registry: ResourceRegistry, signal: AbortSignal, logger: Logger): Promise<void> | void;
 }
 
-/** Starts every controller; the returned function stops them. */
+/**
+ * Runs `onStartedLeading(signal)` each time this server becomes the leader; the signal aborts when
+ * it stops leading (src/server/leaderelection). Resolves when `stop` aborts.
+ */
+export type LeaderElection = (onStartedLeading: (signal: AbortSignal) => void, stop: AbortSignal) => Promise<void>;
+
+/**
+ * Starts every controller; the returned function stops them. With `leaderElection`, the controllers
+ * that require a leader start each time this server is elected and stop when it is not any more;
+ * without it (a server alone on its storage) they start at once like the others.
+ */
 export function startControllers(
   controllers: readonly Controller[],
   registry: ResourceRegistry,
   logger: Logger,
+  leaderElection?: LeaderElection,
 ): () => void {
   const abort = new AbortController();
-  for (const c of controllers) {
+  const start = (c: Controller, signal: AbortSignal) =>
     Promise.resolve()
-      .then(() => c.run(registry, abort.signal, logger))
+      .then(() => c.run(registry, signal, logger))
       .catch((err: unknown) => {
-        if (!abort.signal.aborted) logger.error('Controller failed', { controller: c.name, err: String(err) });
+        if (!signal.aborted) logger.error('Controller failed', { controller: c.name, err: String(err) });
       });
+  const leaderOnly = leaderElection ? controllers.filter((c) => c.requiresLeader) : [];
+  for (const c of controllers) if (!leaderOnly.includes(c)) void start(c, abort.signal);
+  if (leaderElection && leaderOnly.length) {
+    void leaderElection((leading) => {
+      logger.info('Starting the controllers that run in the leader only', {
+        controllers: leaderOnly.map((c) => c.name).join(','),
+      });
+      for (const c of leaderOnly) void start(c, leading);
+    }, abort.signal).catch((err: unknown) => logger.error('Leader election failed', { err: String(err) }));
   }
   return () => abort.abort();
 }

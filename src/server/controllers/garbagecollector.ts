@@ -40,6 +40,7 @@ const groupOf = (apiVersion: string | undefined) =>
 export function newGarbageCollector(): Controller {
   return {
     name: 'garbage-collector-controller',
+    requiresLeader: true,
     run: (registry, signal, logger) => new GarbageCollector(registry, signal, logger).run(),
   };
 }

@@ -8,6 +8,7 @@ import type { KubeObject, Store } from '../../registry/generic/store.ts';
 import type { ServiceSpec } from '../../registry/core/services.ts';
 import { firstServiceIP, parseCIDR } from '../../registry/core/ipallocator.ts';
 import type { Controller } from './controller.ts';
+import type { Interface } from '../../storage/interfaces.ts';
 
 const reconcileIntervalMs = 10_000;
 
@@ -18,7 +19,17 @@ export interface KubernetesServiceControllerConfig {
   publicServicePort: number;
   /** The advertise address (Endpoints' address); none: no Endpoints object. */
   publicIP?: string;
+  /**
+   * Several servers share the storage: the Endpoints list every server whose master lease is alive
+   * (upstream's default `--endpoint-reconciler-type=lease`, pkg/controlplane/reconcilers/lease.go),
+   * not just this one's address.
+   */
+  leaseReconciler?: boolean;
 }
+
+/** reconcilers.DefaultEndpointReconcilerTTL: a master lease lives 15 s unless renewed. */
+export const masterLeaseTTLSeconds = 15;
+const masterLeases = { group: '', resource: 'masterleases' };
 
 export function newKubernetesServiceController(cfg: KubernetesServiceControllerConfig): Controller {
   return {
@@ -27,11 +38,13 @@ export function newKubernetesServiceController(cfg: KubernetesServiceControllerC
       const services = registry.store('', 'services');
       if (!services) return;
       const range = parseCIDR(registry.settings.serviceClusterIPRanges[0] ?? '10.0.0.0/24')!;
-      const c = { ...cfg, serviceIP: firstServiceIP(range) };
+      const c: KubernetesServiceConfig = { ...cfg, serviceIP: firstServiceIP(range) };
+      const leases = cfg.leaseReconciler && cfg.publicIP ? registry.unservedStorage(masterLeases) : undefined;
       let logged = false;
       while (!signal.aborted) {
         let wait = reconcileIntervalMs;
         try {
+          if (leases) c.endpointIPs = await updateMasterLease(leases, cfg.publicIP!);
           await reconcileKubernetesService(services, registry.store('', 'endpoints'), c);
         } catch (err) {
           // `default` may not exist yet (the system namespaces controller runs beside this one).
@@ -47,13 +60,45 @@ export function newKubernetesServiceController(cfg: KubernetesServiceControllerC
           signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
         });
       }
+      // lease.go RemoveEndpoints on shutdown: the others drop this address at their next reconcile.
+      if (leases) await leases.delete(`/masterleases/${cfg.publicIP}`).catch(() => {});
     },
   };
+}
+
+/**
+ * leaseEndpointReconciler: renews this server's master lease (`/masterleases/<ip>`, TTL 15 s; the
+ * generation bump makes the write happen, so the TTL is refreshed) and returns the addresses of
+ * every live one, sorted.
+ */
+export async function updateMasterLease(leases: Interface, ip: string): Promise<string[]> {
+  await leases.guaranteedUpdate(`/masterleases/${ip}`, true, undefined, (input) => {
+    const existing = (input?.metadata ? structuredClone(input) : {}) as KubeObject;
+    const generation = Number(existing.metadata?.generation ?? 0) + 1;
+    return {
+      object: {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: ip, generation },
+        subsets: [{ addresses: [{ ip }] }],
+      },
+      ttl: masterLeaseTTLSeconds,
+    };
+  });
+  const list = await leases.getList('/masterleases', { recursive: true, resourceVersion: '' });
+  const ips = new Set<string>([ip]);
+  for (const o of list.items) {
+    const a = (o as KubeObject & { subsets?: { addresses?: { ip?: string }[] }[] }).subsets?.[0]?.addresses?.[0]?.ip;
+    if (a) ips.add(a);
+  }
+  return [...ips].sort();
 }
 
 export interface KubernetesServiceConfig extends KubernetesServiceControllerConfig {
   /** The first IP of the primary service range (controlplane.ServiceIPRange). */
   serviceIP: string;
+  /** The addresses of every live server (lease reconciler); default: publicIP alone. */
+  endpointIPs?: string[];
 }
 
 const isReason = (err: unknown, reason: string) => err instanceof StatusError && err.status.reason === reason;
@@ -117,7 +162,10 @@ export async function reconcileKubernetesService(
   }
   if (!endpoints || !c.publicIP) return;
   const subsets = [
-    { addresses: [{ ip: c.publicIP }], ports: [{ name: 'https', port: c.publicServicePort, protocol: 'TCP' }] },
+    {
+      addresses: (c.endpointIPs ?? [c.publicIP]).map((ip) => ({ ip })),
+      ports: [{ name: 'https', port: c.publicServicePort, protocol: 'TCP' }],
+    },
   ];
   let ep: KubeObject | undefined;
   try {

@@ -10,6 +10,7 @@ import { listAndWatch, type Controller } from './controller.ts';
 export function newNamespaceController(): Controller {
   return {
     name: 'namespace-controller',
+    requiresLeader: true,
     async run(registry, signal, logger) {
       const namespaces = registry.store('', 'namespaces');
       if (!namespaces) return;

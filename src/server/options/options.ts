@@ -15,6 +15,7 @@ import { ServerRunOptions } from './run.ts';
 import { EtcdOptions } from './etcd.ts';
 import type { Platform } from '../platform.ts';
 import { ExtraOptions } from './extra.ts';
+import { LeaderElectionOptions } from './leaderelection.ts';
 
 /** What ApplyTo may use besides the Config: the platform's services and a logger. */
 export interface ApplyContext extends Platform {
@@ -47,6 +48,7 @@ export function newServerOptionGroups(): OptionsGroup[] {
     new AuthorizationOptions(),
     new LogsOptions(),
     new ExtraOptions(),
+    new LeaderElectionOptions(),
   ];
 }
 

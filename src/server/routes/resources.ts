@@ -21,6 +21,9 @@ import { newNamespaceController } from '../controllers/namespace.ts';
 import { newSystemNamespacesController } from '../controllers/systemnamespaces.ts';
 import { newKubernetesServiceController } from '../controllers/kubernetesservice.ts';
 import { newGarbageCollector } from '../controllers/garbagecollector.ts';
+import { controllerLeaderElection } from '../leaderelection/leaderelection.ts';
+import { newAPIServerIdentityController } from '../controllers/apiserveridentity.ts';
+import type { LeaderElectionSettings } from '../leaderelection/config.ts';
 
 /** Builds an admission plugin over the registry (upstream: a plugin and its initializers). */
 export type AdmissionPluginFactory = (registry: ResourceRegistry) => AdmissionPlugin;
@@ -60,6 +63,10 @@ export interface ResourceAPIsConfig {
   externalAddress: string;
   publicAddress?: string;
   secureServing?: { bindPort: number };
+  apiServerID?: string;
+  leaderElection?: LeaderElectionSettings;
+  /** The storage backend's type: only servers over etcd share their storage with others. */
+  storage?: { config: { type: string } };
 }
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -134,8 +141,19 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
     servicePort: 443,
     publicServicePort: c.secureServing?.bindPort || 443,
     publicIP: c.publicAddress,
+    leaseReconciler: c.storage?.config.type === 'etcd3',
   });
-  server.addDestroyFunc(startControllers([...c.controllers, kubernetesService], registry, c.logger));
+  // Over etcd other servers may share the storage: the controllers that must run once are elected
+  // (kube-controller-manager's --leader-elect); an embedded store is this server's alone.
+  const le = c.leaderElection;
+  const leases = registry.store('coordination.k8s.io', 'leases');
+  const shared = c.storage?.config.type === 'etcd3';
+  const id = c.apiServerID ?? `apiserver-${crypto.randomUUID()}`;
+  const election = le?.leaderElect && leases && shared ? controllerLeaderElection(leases, le, id, c.logger) : undefined;
+  const controllers = [...c.controllers, kubernetesService];
+  // Servers sharing the storage publish who they are (kube-apiserver's identity Leases).
+  if (shared) controllers.push(newAPIServerIdentityController(id));
+  server.addDestroyFunc(startControllers(controllers, registry, c.logger, election));
 }
 
 /** The schema strategic merge patch and apply read: the definition's own, its OpenAPI one, or upstream's. */

@@ -120,6 +120,8 @@ export class Cacher implements Interface {
   private readonly watchers = new Set<CacheWatcher>();
   private revWaiters: { rev: number; resolve: () => void }[] = [];
   private readyWaiters: (() => void)[] = [];
+  private probeRunning?: Promise<boolean>;
+  private probeQueued?: Promise<boolean>;
   private ready = false;
   private stopped = false;
   private reflectorWatch?: WatchInterface;
@@ -280,7 +282,8 @@ export class Cacher implements Interface {
       if (!ok) return false;
     }
     if (this.rv >= rev) return true;
-    return new Promise<boolean>((resolve) => {
+    const deadline = Date.now() + ms;
+    const reached = new Promise<boolean>((resolve) => {
       const waiter = { rev, resolve: () => resolve(true) };
       this.revWaiters.push(waiter);
       // A bounded wait inside a request: this timer keeps the process alive until it settles.
@@ -292,6 +295,54 @@ export class Cacher implements Interface {
         }
       }, ms);
     });
+    if (!this.storage.progressSince) return reached;
+    // The watch alone moves the revision only with this resource's events: when the revision asked
+    // for is another resource's write, storage tells whether this prefix changed since (upstream's
+    // progress requester, cacher/progress/watch_progress.go, asks etcd about every 100 ms).
+    let settled = false;
+    void reached.then(() => (settled = true));
+    while (!settled && Date.now() < deadline) {
+      await this.probe();
+      if (this.rv >= rev) return true;
+      const pause = Math.min(50, deadline - Date.now());
+      if (pause > 0) await Promise.race([reached, new Promise((r) => setTimeout(r, pause))]);
+    }
+    return reached;
+  }
+
+  /** One question to storage: has anything under the prefix changed since the cache's revision? */
+  private async runProbe(): Promise<boolean> {
+    if (!this.ready || !this.storage.progressSince) return false;
+    // The revision and the object count at it, taken together (events apply synchronously).
+    const since = this.rv;
+    const count = this.objects.size;
+    try {
+      const rev = await this.storage.progressSince(since, count);
+      if (rev === undefined) return false;
+      this.advance(rev);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * A probe that starts after this call, so a true answer covers every write acknowledged before
+   * the caller's request (a probe already running may have read too early); callers batch.
+   */
+  private probe(): Promise<boolean> {
+    if (!this.probeRunning) {
+      const p: Promise<boolean> = this.runProbe().finally(() => {
+        if (this.probeRunning === p) this.probeRunning = undefined;
+      });
+      this.probeRunning = p;
+      return p;
+    }
+    this.probeQueued ??= this.probeRunning.then(() => {
+      this.probeQueued = undefined;
+      return this.probe();
+    });
+    return this.probeQueued;
   }
 
   /** waitUntilFreshAndBlock: 504 Too large resource version when the cache cannot reach `rev` in time. */
@@ -391,6 +442,13 @@ export class Cacher implements Interface {
     } else {
       // Events strictly after `requested`, from the ring.
       const oldest = this.events.length ? this.events[0]!.rev : this.listRV + 1;
+      if (requested < this.listRV) {
+        // This cache started (or relisted) after that revision: a server started after the client's
+        // last event, the one a client moving between servers often lands on. Storage still has the
+        // history unless it was compacted (then it answers 410 itself): no relist needed.
+        ch.stop();
+        return this.storage.watch(key, opts);
+      }
       if (requested < oldest - 1) {
         return fail(newResourceExpired(`too old resource version: ${requested} (${oldest - 1})`));
       }
@@ -455,9 +513,15 @@ export class Cacher implements Interface {
     const recursive = !!opts.recursive;
     const k = prepareKey(this.resourcePrefix, key, recursive);
     if (!rvStr && match === '') {
-      // Consistent read: served from the cache only once it has caught up with storage.
-      const current = await this.storage.getCurrentResourceVersion();
-      if (!(await this.waitUntilFresh(current, this.consistentWaitMs))) return this.storage.getList(key, opts);
+      // Consistent read (ConsistentListFromCache): served from the cache only once it has caught up
+      // with storage's current revision, else from storage. Storage that can say whether the prefix
+      // changed answers in one round trip; while it did change (events on the way), storage serves.
+      if (this.storage.progressSince) {
+        if (!(await this.probe())) return this.storage.getList(key, opts);
+      } else {
+        const current = await this.storage.getCurrentResourceVersion();
+        if (!(await this.waitUntilFresh(current, this.consistentWaitMs))) return this.storage.getList(key, opts);
+      }
     } else {
       let rev: number;
       try {

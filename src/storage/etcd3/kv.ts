@@ -256,6 +256,25 @@ export class EtcdKV implements KV {
     return headerRevision(r.header);
   }
 
+  async unchangedSince(prefix: string, sinceRevision: number, count: number): Promise<number | undefined> {
+    // One read-only txn (one revision for both ranges): the live count, and the keys written after
+    // sinceRevision. None written and the same count means none deleted either: every key alive now
+    // was alive, unchanged, at sinceRevision, and there were as many then.
+    const key = b64(prefix);
+    const range_end = prefixEndB64(prefix);
+    const r = await this.call<TxnResponse>('/v3/kv/txn', {
+      success: [
+        { request_range: { key, range_end, count_only: true } },
+        { request_range: { key, range_end, keys_only: true, min_mod_revision: String(sinceRevision + 1) } },
+      ],
+    });
+    const revision = headerRevision(r.header);
+    const [now, written] = [r.responses?.[0]?.response_range, r.responses?.[1]?.response_range];
+    if (!now || !written) return undefined;
+    if (written.kvs?.length || Number(now.count ?? 0) !== count) return undefined;
+    return revision;
+  }
+
   async compact(revision: number): Promise<void> {
     try {
       await this.call('/v3/kv/compaction', { revision: String(revision) });

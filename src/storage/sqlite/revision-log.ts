@@ -60,6 +60,7 @@ export interface RevisionLogOptions {
 export const DEFAULT_COMPACT_MIN_RETAIN = 1000;
 const DEFAULT_MAX_ROW_BYTES = 64 * 1024 * 1024;
 const WATCH_BATCH = 500;
+const CHANGED_SINCE_SQL = 'SELECT id FROM kv_log WHERE id > ? AND id <= ? AND +name >= ? AND +name < ? LIMIT 1';
 
 /** A value too large for one row (a Durable Object stores at most 2 MB per row): the seam's error. */
 export { ValueTooLargeError };
@@ -215,6 +216,17 @@ export class RevisionLog implements KV, WatchSource {
 
   compactRevision(): number {
     return this.compacted;
+  }
+
+  async unchangedSince(prefix: string, sinceRevision: number, _count: number): Promise<number | undefined> {
+    this.ensureOpen();
+    // Every write (a delete too) is a row: none under the prefix after sinceRevision means no change.
+    // The scan walks ids from sinceRevision (unary + keeps the planner off the name index). Below
+    // the compacted revision rows may be gone: no answer.
+    if (sinceRevision < this.compacted) return undefined;
+    const at = this.rev;
+    const rows = this.db.exec(CHANGED_SINCE_SQL, [sinceRevision, at, prefix, prefixRangeEnd(prefix)]);
+    return rows.length ? undefined : at;
   }
 
   /** WatchSource: the current revision, synchronously. */
