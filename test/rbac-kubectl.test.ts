@@ -267,6 +267,34 @@ rules: [{apiGroups: [example.com], resources: [widgets], verbs: [get, list, watc
         r.stderr,
         /clusterroles.rbac.authorization.k8s.io "everything" is forbidden: user "alice" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}/,
       );
+      // The escalation check comes before validation (upstream's policybased storage wraps the
+      // Store): a malformed role with rules alice lacks is a 403, not a 422.
+      writeFileSync(
+        join(dir, 'bad-escalating.yaml'),
+        `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: bad-everything}
+rules: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}, {apiGroups: [""], resources: [pods], verbs: []}]
+`,
+      );
+      r = await alice('create', '--validate=false', '-f', join(dir, 'bad-escalating.yaml'));
+      assert.equal(r.code, 1);
+      assert.match(
+        r.stderr,
+        /clusterroles.rbac.authorization.k8s.io "bad-everything" is forbidden: user "alice" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:/,
+      );
+      // With rules she holds, the same mistake is the validation's 422.
+      writeFileSync(
+        join(dir, 'bad-held.yaml'),
+        `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: bad-held}
+rules: [{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: []}]
+`,
+      );
+      r = await alice('create', '--validate=false', '-f', join(dir, 'bad-held.yaml'));
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /The ClusterRole "bad-held" is invalid: rules\[0\]\.verbs: Required value/);
       // Rules alice holds are fine.
       await ok(alice('create', 'clusterrole', 'reader-of-roles', '--verb=get', '--resource=clusterroles'));
       r = await alice('create', 'clusterrolebinding', 'alice-admin', '--clusterrole=cluster-admin', '--user=alice');
@@ -363,3 +391,15 @@ rules: [{apiGroups: [example.com], resources: [widgets], verbs: [get, list, watc
       });
     });
   });
+
+test("--service-account-max-token-expiration under an hour stops the server with upstream's error", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-rbac-'));
+  try {
+    await assert.rejects(
+      startCLIServer(join(dir, 'certs'), ['--storage-backend=memory', '--service-account-max-token-expiration=30m']),
+      /server exited with 1: [^]*Error: the service-account-max-token-expiration must be between 1 hour and 2\^32 seconds/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
