@@ -5,89 +5,33 @@
 // Status and nothing written.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pinnedKubectl, rawRequest, runKubectl, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
-const kubectl132 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
-const kubectl133 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
-const haveKubectl = existsSync(kubectl132) && existsSync(kubectl133);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32/1.33 not found at ${kubectl132}`);
-const skip = haveKubectl ? false : `kubectl 1.32/1.33 not found at ${kubectl132}`;
+const {
+  bins: [kubectl132, kubectl133],
+  skip,
+} = pinnedKubectl('1.32', '1.33');
 
-const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-apply-'));
-let proc: ChildProcess | undefined;
-let url = '';
-let config = '';
-let token = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+let server: CLIServer;
 
 before(async () => {
-  if (!haveKubectl) return;
-  const port = await freePort();
-  const certDir = join(dir, 'certs');
-  proc = spawn(
-    process.execPath,
-    [join(root, 'adapters/node/bin.mjs'), `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`],
-    { env: { ...process.env, NODE_NO_WARNINGS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
-    proc!.stderr!.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      if (err.includes('Serving securely on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  url = `https://127.0.0.1:${port}`;
-  config = join(certDir, 'admin.kubeconfig');
-  token = /token: "?([^"\s]+)"?/.exec(readFileSync(config, 'utf8'))![1]!;
+  if (skip) return;
+  server = await startCLIServer(join(dir, 'certs'), []);
   // The namespace the tests use (the system namespaces are created in the background).
   await ok('create', 'namespace', 'ssa');
 });
 
 after(() => {
-  proc?.kill('SIGKILL');
+  server?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
-let cacheN = 0;
-function run(bin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cache = join(dir, `cache-${cacheN++}`);
-  return new Promise((resolve) => {
-    execFile(
-      bin,
-      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
-      { timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : 1
-          : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-const k = (...args: string[]) => run(kubectl132, ...args);
+const run = (bin: string, ...args: string[]) => runKubectl(server, args, undefined, bin);
+const k = (...args: string[]) => run(kubectl132!, ...args);
 
 async function ok(...args: string[]): Promise<string> {
   const r = await k(...args);
@@ -95,29 +39,8 @@ async function ok(...args: string[]): Promise<string> {
   return r.stdout;
 }
 
-async function raw(method: string, path: string, body?: string, contentType = 'application/json') {
-  const { request } = await import('node:https');
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method,
-      rejectUnauthorized: false,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'user-agent': 'apply-test/1.0',
-        ...(body !== undefined ? { 'content-type': contentType } : {}),
-      },
-    });
-    req.on('response', (res) => {
-      let b = '';
-      res
-        .setEncoding('utf8')
-        .on('data', (d) => (b += d))
-        .on('end', () => resolve({ status: res.statusCode!, body: b }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (method: string, path: string, body?: string, contentType?: string) =>
+  rawRequest(server, method, path, { body, contentType, headers: { 'user-agent': 'apply-test/1.0' } });
 const json = (r: { body: string }) => JSON.parse(r.body) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function file(name: string, text: string): string {
@@ -230,10 +153,10 @@ test(
 
 test('kubectl 1.33: apply --server-side and client-side apply upgraded to server-side', { skip }, async () => {
   const f = file('csa.yaml', cmYAML('csa', { a: '1' }));
-  let r = await run(kubectl133, 'apply', '--validate=false', '-f', f);
+  let r = await run(kubectl133!, 'apply', '--validate=false', '-f', f);
   assert.equal(r.code, 0, r.stderr);
   writeFileSync(f, cmYAML('csa', { a: '2' }));
-  r = await run(kubectl133, 'apply', '--server-side', '--validate=false', '-f', f);
+  r = await run(kubectl133!, 'apply', '--server-side', '--validate=false', '-f', f);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /configmap\/csa serverside-applied/);
   const live = json(await raw('GET', '/api/v1/namespaces/ssa/configmaps/csa'));

@@ -3,14 +3,22 @@
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from './etcd-harness.ts';
 
-export const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
-const haveKubectl = existsSync(kubectl);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl 1.32 not found at ${kubectl}`);
-/** The `skip` option of kubectl cases (in CI a missing kubectl fails instead). */
-export const kubectlSkip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
+/** The pinned kubectl binaries of `versions` and the `skip` option of their cases (in CI a missing one fails). */
+export function pinnedKubectl(...versions: string[]): { bins: string[]; skip: string | false } {
+  const bins = versions.map((v) => `/usr/lib/google-cloud-sdk/bin/kubectl.${v}`);
+  const missing = bins.filter((b) => !existsSync(b));
+  if (missing.length && process.env.CI) throw new Error(`kubectl not found: ${missing.join(', ')}`);
+  return { bins, skip: missing.length ? `kubectl not found: ${missing.join(', ')}` : false };
+}
+
+const pinned132 = pinnedKubectl('1.32');
+export const kubectl = pinned132.bins[0]!;
+/** The `skip` option of kubectl 1.32 cases (in CI a missing kubectl fails instead). */
+export const kubectlSkip = pinned132.skip;
 
 const bin = join(new URL('..', import.meta.url).pathname, 'adapters/node/bin.mjs');
 const children = new Set<ChildProcess>();
@@ -20,11 +28,14 @@ process.once('exit', () => {
 
 export interface CLIServer {
   url: string;
+  certDir: string;
   kubeconfig: string;
   /** The admin kubeconfig's bearer token. */
   token: string;
   /** SIGTERM; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL, for tests that do not need a graceful stop. */
+  kill(): void;
 }
 
 /**
@@ -58,9 +69,11 @@ export async function startCLIServer(certDir: string, args: string[], adminToken
   if (adminToken) writeFileSync(kubeconfig, tokenKubeconfig(url, adminToken));
   return {
     url,
+    certDir,
     kubeconfig,
     token: /token: "?([^"\s]+)"?/.exec(readFileSync(kubeconfig, 'utf8'))![1]!,
     stop: () => (proc.kill('SIGTERM'), exited),
+    kill: () => proc.kill('SIGKILL'),
   };
 }
 
@@ -80,19 +93,70 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Runs kubectl against the server (its admin kubeconfig), with optional stdin. */
-export function runKubectl(server: CLIServer, args: string[], input?: string): Promise<KubectlResult> {
+let cacheN = 0;
+
+/**
+ * Runs kubectl (`bin`, 1.32 by default) against the server (its admin kubeconfig), with optional
+ * stdin. Each run gets a fresh discovery cache, so a resource served a moment ago is seen.
+ */
+export function runKubectl(server: CLIServer, args: string[], input?: string, bin = kubectl): Promise<KubectlResult> {
+  const cache = join(server.certDir, '..', `kubectl-cache-${cacheN++}`);
   return new Promise((resolve) => {
-    const child = execFile(kubectl, [`--kubeconfig=${server.kubeconfig}`, ...args], (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      bin,
+      [`--kubeconfig=${server.kubeconfig}`, `--cache-dir=${cache}`, '--request-timeout=20s', ...args],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        resolve({ code: error ? (typeof code === 'number' ? code : 1) : 0, stdout, stderr });
+      },
     );
     if (input !== undefined) child.stdin!.end(input);
   });
 }
 
 /** kubectl that must succeed; returns its stdout. */
-export async function kubectlOK(server: CLIServer, args: string[], input?: string): Promise<string> {
-  const r = await runKubectl(server, args, input);
+export async function kubectlOK(server: CLIServer, args: string[], input?: string, bin = kubectl): Promise<string> {
+  const r = await runKubectl(server, args, input, bin);
   assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
+}
+
+export interface RawResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * A raw HTTPS request with the admin token (or `headers.authorization`); the generated CA is not
+ * trusted, as with kubectl's insecure flag.
+ */
+export function rawRequest(
+  server: CLIServer,
+  method: string,
+  path: string,
+  opts: { body?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const { body, contentType = 'application/json', headers = {} } = opts;
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}${path}`, {
+      method,
+      rejectUnauthorized: false,
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        ...(body !== undefined ? { 'content-type': contentType } : {}),
+        ...headers,
+      },
+    });
+    req.on('response', (res) => {
+      let b = '';
+      res
+        .setEncoding('utf8')
+        .on('data', (d: string) => (b += d))
+        .on('end', () => resolve({ status: res.statusCode!, body: b, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

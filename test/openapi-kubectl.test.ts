@@ -6,85 +6,28 @@
 // ETag and caching.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pinnedKubectl, rawRequest, runKubectl, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
-const kubectls = ['1.32', '1.33'].map((v) => ({ v, bin: `/usr/lib/google-cloud-sdk/bin/kubectl.${v}` }));
-const missing = kubectls.filter((k) => !existsSync(k.bin)).map((k) => k.bin);
-if (missing.length && process.env.CI) throw new Error(`kubectl not found: ${missing.join(', ')}`);
-const skip = missing.length ? `kubectl not found: ${missing.join(', ')}` : false;
+const versions = ['1.32', '1.33'];
+const { bins, skip } = pinnedKubectl(...versions);
+const kubectls = versions.map((v, i) => ({ v, bin: bins[i]! }));
 
-const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-openapi-'));
-let proc: ChildProcess | undefined;
-let url = '';
-let config = '';
-let token = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+let server: CLIServer;
 
 before(async () => {
-  if (skip) return;
-  const port = await freePort();
-  const certDir = join(dir, 'certs');
-  proc = spawn(
-    process.execPath,
-    [join(root, 'adapters/node/bin.mjs'), `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`],
-    { env: { ...process.env, NODE_NO_WARNINGS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
-    proc!.stderr!.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      if (err.includes('Serving securely on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  url = `https://127.0.0.1:${port}`;
-  config = join(certDir, 'admin.kubeconfig');
-  token = /token: "?([^"\s]+)"?/.exec(readFileSync(config, 'utf8'))![1]!;
+  if (!skip) server = await startCLIServer(join(dir, 'certs'), []);
 });
 
 after(() => {
-  proc?.kill('SIGKILL');
+  server?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
-let cacheN = 0;
-function k(bin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cache = join(dir, `cache-${cacheN++}`);
-  return new Promise((resolve) => {
-    execFile(
-      bin,
-      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
-      { timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : 1
-          : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const k = (bin: string, ...args: string[]) => runKubectl(server, args, undefined, bin);
 
 async function ok(bin: string, ...args: string[]): Promise<string> {
   const r = await k(bin, ...args);
@@ -93,26 +36,7 @@ async function ok(bin: string, ...args: string[]): Promise<string> {
 }
 
 /** A raw GET with the admin token. */
-async function raw(path: string, headers: Record<string, string> = {}) {
-  const { request } = await import('node:https');
-  return new Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }>(
-    (resolve, reject) => {
-      const req = request(`${url}${path}`, {
-        rejectUnauthorized: false,
-        headers: { authorization: `Bearer ${token}`, ...headers },
-      });
-      req.on('response', (res) => {
-        let b = '';
-        res
-          .setEncoding('utf8')
-          .on('data', (d) => (b += d))
-          .on('end', () => resolve({ status: res.statusCode!, body: b, headers: res.headers }));
-      });
-      req.on('error', reject);
-      req.end();
-    },
-  );
-}
+const raw = (path: string, headers: Record<string, string> = {}) => rawRequest(server, 'GET', path, { headers });
 
 const manifest = (ns: string, value: string) => `apiVersion: v1
 kind: Namespace

@@ -4,87 +4,30 @@
 // merge, strategic) / replace / delete / get -w — and the bad inputs, each with upstream's Status.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pinnedKubectl, rawRequest, runKubectl, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
 // registry-kubectl-1.33.test.ts runs the same cases with kubectl 1.33.
 const version = (globalThis as { registryKubectlVersion?: string }).registryKubectlVersion ?? '1.32';
-const kubectl = `/usr/lib/google-cloud-sdk/bin/kubectl.${version}`;
-const haveKubectl = existsSync(kubectl);
-if (!haveKubectl && process.env.CI) throw new Error(`kubectl ${version} not found at ${kubectl}`);
-const skip = haveKubectl ? false : `kubectl ${version} not found at ${kubectl}`;
+const { bins, skip } = pinnedKubectl(version);
+const kubectl = bins[0]!;
 
-const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-registry-'));
-let proc: ChildProcess | undefined;
-let url = '';
-let config = '';
-let token = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+let server: CLIServer;
 
 before(async () => {
-  if (!haveKubectl) return;
-  const port = await freePort();
-  const certDir = join(dir, 'certs');
-  proc = spawn(
-    process.execPath,
-    [join(root, 'adapters/node/bin.mjs'), `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`],
-    { env: { ...process.env, NODE_NO_WARNINGS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
-    proc!.stderr!.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      if (err.includes('Serving securely on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  url = `https://127.0.0.1:${port}`;
-  config = join(certDir, 'admin.kubeconfig');
-  token = /token: "?([^"\s]+)"?/.exec(readFileSync(config, 'utf8'))![1]!;
+  if (!skip) server = await startCLIServer(join(dir, 'certs'), []);
 });
 
 after(() => {
-  proc?.kill('SIGKILL');
+  server?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
-let cacheN = 0;
-function k(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cache = join(dir, `cache-${cacheN++}`);
-  return new Promise((resolve) => {
-    execFile(
-      kubectl,
-      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
-      { timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : 1
-          : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const k = (...args: string[]) => runKubectl(server, args, undefined, kubectl);
 
 async function ok(...args: string[]): Promise<string> {
   const r = await k(...args);
@@ -92,28 +35,8 @@ async function ok(...args: string[]): Promise<string> {
   return r.stdout;
 }
 
-/** A raw request with the admin token (Node's fetch does not trust the generated CA: use https). */
-async function raw(method: string, path: string, body?: string, contentType = 'application/json') {
-  const { request } = await import('node:https');
-  return new Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }>(
-    (resolve, reject) => {
-      const req = request(`${url}${path}`, {
-        method,
-        rejectUnauthorized: false,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-      });
-      req.on('response', (res) => {
-        let b = '';
-        res
-          .setEncoding('utf8')
-          .on('data', (d) => (b += d))
-          .on('end', () => resolve({ status: res.statusCode!, body: b, headers: res.headers }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    },
-  );
-}
+const raw = (method: string, path: string, body?: string, contentType?: string) =>
+  rawRequest(server, method, path, { body, contentType });
 
 test('the system namespaces exist; kubectl get namespaces shows them with their status', { skip }, async () => {
   let out = '';
@@ -174,12 +97,11 @@ test('apply (client-side, last-applied annotation), replace, chunked list and fi
 });
 
 test('get -w sees a change made by another client', { skip }, async () => {
-  const cache = join(dir, `cache-${cacheN++}`);
   const w = spawn(kubectl, [
     '--kubeconfig',
-    config,
+    server.kubeconfig,
     '--cache-dir',
-    cache,
+    join(dir, 'cache-watch'),
     'get',
     'cm',
     '-n',
@@ -311,7 +233,7 @@ test('kubectl cluster-info; services: create, get (wide), the kubernetes service
   const info = await ok('cluster-info');
   assert.equal(
     info.replace(/\x1b\[[0-9;]*m/g, ''),
-    `Kubernetes control plane is running at ${url}\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n`,
+    `Kubernetes control plane is running at ${server.url}\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n`,
   );
   assert.match(
     await ok('create', 'service', 'clusterip', 'web', '-n', 'apps', '--tcp=80:8080'),
@@ -326,7 +248,7 @@ test('kubectl cluster-info; services: create, get (wide), the kubernetes service
   );
   assert.equal(
     await ok('get', 'svc', 'kubernetes', '-o', 'jsonpath={.spec.ports[0].targetPort}'),
-    url.split(':').pop(),
+    server.url.split(':').pop(),
   );
   assert.match(await ok('get', 'endpoints', 'kubernetes'), /^kubernetes\s+[\d.]+:\d+\s+\d+s$/m);
 });

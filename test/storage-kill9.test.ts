@@ -1,9 +1,8 @@
-// Nothing lost: a child Node process writes to a SQLite file through the revision log
-// (test/storage-engines/kill9-writer.ts), printing each acknowledged write; it is SIGKILLed in
-// the middle of the load; the file then passes PRAGMA integrity_check and holds every write that
-// was acknowledged, at the revision it was acknowledged with. (The child is the engine, not the
-// CLI: the registry that lets the CLI take writes over HTTP lands in a later issue; this test
-// then moves to the server.)
+// Nothing lost: SIGKILL in the middle of a write load, then the SQLite file passes PRAGMA
+// integrity_check and holds every write that was acknowledged, at the revision it was acknowledged
+// with. Twice: a child process driving the revision log directly (test/storage-engines/kill9-writer.ts,
+// every acknowledged write printed), and the CLI taking ConfigMap creates over HTTPS, restarted on
+// the same --cert-dir afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openSQLiteKV } from '../adapters/node/sqlite.ts';
+import { rawRequest, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
 const REPO_ROOT = new URL('../', import.meta.url).pathname;
 
@@ -80,5 +80,64 @@ test(
     t.diagnostic(`writes acknowledged ${acks.length}, found ${found}, revision after restart ${current}`);
     // The reopened log keeps going from there.
     assert.equal((await kv.create('/registry/configmaps/default/after', new Uint8Array([1]))).revision, current + 1);
+  },
+);
+
+test(
+  'SIGKILL of the CLI under concurrent creates: after a restart every acknowledged ConfigMap is there',
+  { timeout: 120_000 },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kill9-cli-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const certDir = join(dir, 'certs');
+    let server: CLIServer = await startCLIServer(certDir, []);
+    t.after(() => server.kill());
+    // The default namespace is created in the background at start.
+    for (let i = 0; i < 100 && (await rawRequest(server, 'GET', '/api/v1/namespaces/default')).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 100));
+
+    const acked = new Map<string, string>(); // name → resourceVersion of the 201
+    let killed = false;
+    let n = 0;
+    const client = async () => {
+      while (!killed) {
+        const name = `cm-${n++}`;
+        const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: name } });
+        try {
+          const r = await rawRequest(server, 'POST', '/api/v1/namespaces/default/configmaps', { body });
+          if (r.status === 201) acked.set(name, JSON.parse(r.body).metadata.resourceVersion);
+          else if (!killed) assert.fail(`create ${name}: ${r.status} ${r.body}`);
+        } catch (err) {
+          if (!killed) throw err;
+        }
+      }
+    };
+    const clients = Array.from({ length: 8 }, client);
+    // Kill once 400 creates were acknowledged (or after 10 s under a loaded machine).
+    for (let i = 0; i < 200 && acked.size < 400; i++) await new Promise((r) => setTimeout(r, 50));
+    killed = true;
+    server.kill();
+    await Promise.all(clients);
+    assert.ok(acked.size > 50, `enough creates acknowledged before the kill (${acked.size})`);
+
+    const probe = new DatabaseSync(join(certDir, 'registry.db'));
+    const integrity = probe.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[];
+    probe.close();
+    assert.deepEqual(
+      integrity.map((r) => r.integrity_check),
+      ['ok'],
+    );
+
+    server = await startCLIServer(certDir, []);
+    const list = await rawRequest(server, 'GET', '/api/v1/namespaces/default/configmaps');
+    assert.equal(list.status, 200, list.body);
+    const stored = new Map<string, string>(
+      (JSON.parse(list.body).items as { metadata: { name: string; resourceVersion: string } }[]).map((o) => [
+        o.metadata.name,
+        o.metadata.resourceVersion,
+      ]),
+    );
+    for (const [name, rv] of acked) assert.equal(stored.get(name), rv, `acknowledged ${name} at ${rv}`);
+    t.diagnostic(`creates acknowledged ${acked.size}, stored after restart ${stored.size}`);
   },
 );

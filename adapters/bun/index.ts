@@ -17,6 +17,8 @@ import type { BuiltServer } from '../../src/app/build.ts';
 import type { GenericAPIServer, ServingListener } from '../../src/server/genericapiserver.ts';
 import type { Platform } from '../../src/server/platform.ts';
 import type { FileSystem } from '../../src/util/filesystem.ts';
+import type { StoragePlatform } from '../../src/storage/storagebackend/open.ts';
+import { nodeEtcdFetch } from '../node/etcd-fetch.ts';
 import { NodeFileSystem } from '../node/fs.ts';
 import { nodeCompatiblePlatform } from '../node/platform.ts';
 
@@ -68,6 +70,18 @@ export const bunFileSystem: FileSystem = new NodeFileSystem();
 /** Bun's Platform: the Node one (node:fs, node:https, node:zlib work on Bun); Bun.serve terminates TLS. */
 export function bunPlatform(): Platform {
   return { ...nodeCompatiblePlatform(), fileSystem: bunFileSystem };
+}
+
+/**
+ * The Node CLI's storage engines on Bun, what adapters/bun/main.ts serves with: the embedded file
+ * (the default backend, `registry.db` in --cert-dir) on bun:sqlite, loaded when opened, and etcd
+ * with client certificates. Pass it as `storage` to serve() for the same default.
+ */
+export function bunStoragePlatform(): StoragePlatform {
+  return {
+    etcdFetch: nodeEtcdFetch,
+    openSQLite: async (path) => (await import('./sqlite.ts')).openBunSQLiteKV(path),
+  };
 }
 
 export function bunTransport(

@@ -5,7 +5,7 @@
 // the graceful shutdown; a second signal exits at once.
 
 import { CLIENT_CERT_HEADER_VAR, settingsFromEnv } from '../../src/app/edge.ts';
-import { serve } from './index.ts';
+import { bunStoragePlatform, serve } from './index.ts';
 
 declare const Bun: { env: Record<string, string | undefined> };
 declare const process: { on(signal: string, fn: () => void): void; exit(code: number): never };
@@ -23,6 +23,8 @@ try {
   process.on('SIGINT', onSignal);
   const serving = await serve({
     ...settingsFromEnv(env),
+    // As the Node CLI: objects persist in the embedded SQLite file (registry.db in --cert-dir).
+    storage: bunStoragePlatform(),
     port: env.PORT ? Number(env.PORT) : undefined,
     clientCertHeader: env[CLIENT_CERT_HEADER_VAR] || undefined,
     signal: stop.signal,

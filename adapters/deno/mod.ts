@@ -19,6 +19,8 @@ import type { Platform } from '../../src/server/platform.ts';
 import type { FileSystem } from '../../src/util/filesystem.ts';
 import { NodeFileSystem } from '../node/fs.ts';
 import { nodeCompatiblePlatform } from '../node/platform.ts';
+import { nodeEtcdFetch } from '../node/etcd-fetch.ts';
+import type { StoragePlatform } from '../../src/storage/storagebackend/open.ts';
 
 // The slice of the Deno namespace used here (the repo type-checks with Node's types).
 interface DenoServeInfo {
@@ -80,6 +82,18 @@ export function denoPlatform(): Platform {
     sys = false;
   }
   return { ...nodeCompatiblePlatform({ lookUpHostIP: sys }), fileSystem: denoFileSystem };
+}
+
+/**
+ * The Node CLI's storage engines on Deno, what adapters/deno/main.ts serves with: the embedded file
+ * (the default backend, `registry.db` in --cert-dir; needs --allow-write) on node:sqlite, loaded
+ * when opened, and etcd with client certificates. Pass it as `storage` to serve() for the same default.
+ */
+export function denoStoragePlatform(): StoragePlatform {
+  return {
+    etcdFetch: nodeEtcdFetch,
+    openSQLite: async (path) => (await import('./sqlite.ts')).openSQLiteKV(path),
+  };
 }
 
 /** The request and what the connection tells us, as the chain takes them. */

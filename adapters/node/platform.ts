@@ -30,8 +30,8 @@ export function nodePlatform(): Platform {
  * node:https, node:zlib): files with watches, rotated audit log files, webhooks with client
  * certificates, TLS etcd, and the host IP when the runtime may read it (a failure leaves the
  * advertise address undefaulted, as on the edge; `lookUpHostIP: false` skips it where asking would prompt
- * for a permission). Their own listener decides `servesTLS`; the
- * embedded SQLite stays opt-in (`storage.openSQLite`), so the default backend remains memory.
+ * for a permission). Their own listener decides `servesTLS`; the embedded SQLite comes with
+ * `bunStoragePlatform()` / `denoStoragePlatform()` (their main.ts pass it), else the default backend is memory.
  */
 export function nodeCompatiblePlatform(opts: { lookUpHostIP?: boolean } = {}): Platform {
   let hostIP: string | undefined;
