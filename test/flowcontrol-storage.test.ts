@@ -5,33 +5,25 @@
 // (the X-Kubernetes-PF-* headers name their UIDs); a FlowSchema naming a missing level is Dangling.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdSkip, startEtcd } from './etcd-harness.ts';
-import { kubectlOK, kubectlSkip, runKubectl, startCLIServer } from './kubectl-server.ts';
+import { kubectlOK, kubectlSkip, rawRequest, runKubectl, startCLIServer, type CLIServer } from './kubectl-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-flowcontrol-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function pfHeaders(url: string, token: string): Promise<{ status: number; fs: string; pl: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      new URL('/api/v1/namespaces/default/configmaps', url),
-      { rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` } },
-      (res) =>
-        res.resume().on('end', () =>
-          resolve({
-            status: res.statusCode!,
-            fs: String(res.headers['x-kubernetes-pf-flowschema-uid'] ?? ''),
-            pl: String(res.headers['x-kubernetes-pf-prioritylevel-uid'] ?? ''),
-          }),
-        ),
-    );
-    req.on('error', reject);
-    req.end();
+/** A list as `token`'s holder, with the X-Kubernetes-PF-* headers that say where APF put it. */
+async function pfHeaders(server: CLIServer, token: string): Promise<{ status: number; fs: string; pl: string }> {
+  const r = await rawRequest(server, 'GET', '/api/v1/namespaces/default/configmaps', {
+    headers: { authorization: `Bearer ${token}` },
   });
+  return {
+    status: r.status,
+    fs: String(r.headers['x-kubernetes-pf-flowschema-uid'] ?? ''),
+    pl: String(r.headers['x-kubernetes-pf-prioritylevel-uid'] ?? ''),
+  };
 }
 
 const manifests = `apiVersion: flowcontrol.apiserver.k8s.io/v1
@@ -98,7 +90,7 @@ for (const backend of backends)
         assert.match(levels, /^NAME\s+TYPE\s+NOMINALCONCURRENCYSHARES\s+QUEUES\s+HANDSIZE\s+QUEUELENGTHLIMIT\s+AGE\n/);
         assert.match(levels, /\nworkload-low\s+Limited\s+100\s+128\s+6\s+50\s+\S+\n/);
 
-        const before = await pfHeaders(server.url, 'bob-token');
+        const before = await pfHeaders(server, 'bob-token');
         assert.equal(before.status, 200);
         assert.equal(before.fs, await uid('flowschema', 'global-default'));
 
@@ -108,7 +100,7 @@ for (const backend of backends)
         let after = before;
         for (let i = 0; i < 100 && after.fs !== fsUID; i++) {
           await new Promise((r) => setTimeout(r, 50));
-          after = await pfHeaders(server.url, 'bob-token');
+          after = await pfHeaders(server, 'bob-token');
         }
         assert.deepEqual(after, { status: 200, fs: fsUID, pl: plUID });
 
@@ -135,7 +127,7 @@ for (const backend of backends)
         await kubectlOK(server, ['delete', 'flowschema', 'bob']);
         for (let i = 0; i < 100 && after.fs === fsUID; i++) {
           await new Promise((r) => setTimeout(r, 50));
-          after = await pfHeaders(server.url, 'bob-token');
+          after = await pfHeaders(server, 'bob-token');
         }
         assert.equal(after.fs, before.fs);
       } finally {

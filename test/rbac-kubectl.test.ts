@@ -75,7 +75,7 @@ for (const backend of backends)
 
     /** kubectl as the holder of `token` (`kubectl --token`, over the admin kubeconfig's cluster). */
     const k = (token: string, ...args: string[]): Promise<KubectlResult> =>
-      runKubectl(server!, [`--token=${token}`, '--request-timeout=20s', ...args]);
+      runKubectl(server!, [`--token=${token}`, ...args]);
     const admin = (...args: string[]) => k('admin-token', ...args);
     const alice = (...args: string[]) => k('alice-token', ...args);
 

@@ -93,17 +93,21 @@ export function toObject(o: RBACObject): KubeObject {
 export async function reconcileObject(
   stores: RBACStores,
   expected: RBACObject,
+  /** The stored object from a list just made (null: known to be missing), saving the first read. */
+  known?: KubeObject | null,
 ): Promise<'created' | 'updated' | 'none'> {
   const store = stores[expected.kind];
   const ns = expected.metadata.namespace ?? '';
   const name = expected.metadata.name;
   for (let attempt = 0; attempt < 3; attempt++) {
     let existing: KubeObject | undefined;
-    try {
-      existing = await store.get(ns, name);
-    } catch (err) {
-      if (reason(err) !== 'NotFound') throw err;
-    }
+    if (attempt === 0 && known !== undefined) existing = known ?? undefined;
+    else
+      try {
+        existing = await store.get(ns, name);
+      } catch (err) {
+        if (reason(err) !== 'NotFound') throw err;
+      }
     try {
       if (!existing) {
         await store.create(toObject(expected), { namespace: ns });
