@@ -215,6 +215,11 @@ rules: [{apiGroups: [example.com], resources: [widgets], verbs: [get, list, watc
       await ok(admin('create', '-f', join(dir, 'widgets.yaml')));
       for (const role of ['view', 'edit', 'admin'])
         await eventually(`${role} holds the widget rule`, async () => has(await rulesOf(role)));
+      // An edit of an aggregated role's rules is undone.
+      await ok(
+        admin('patch', 'clusterrole', 'view', '--type=json', '-p', '[{"op":"replace","path":"/rules","value":[]}]'),
+      );
+      await eventually('view filled again', async () => has(await rulesOf('view')));
       await ok(admin('delete', 'clusterrole', 'widget-viewer'));
       await eventually('view without the widget rule', async () => !has(await rulesOf('view')));
     });
