@@ -389,7 +389,11 @@ rules: [{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verb
       assert.match(r.stderr, /Unauthorized/);
       r = await k(dflt, 'get', 'configmaps', '-n', 'team');
       assert.equal(r.code, 1);
-      assert.match(r.stderr, /Unauthorized/);
+      // kubectl's wording of a 401.
+      assert.match(
+        r.stderr,
+        /You must be logged in to the server \(the server has asked for the client to provide credentials\)/,
+      );
       await eventually('a new team/default', async () => {
         const uid = await admin('get', 'sa', 'default', '-n', 'team', '-o', 'jsonpath={.metadata.uid}');
         return uid.code === 0 && uid.stdout.trim() !== '' && uid.stdout.trim() !== defaultUID;
