@@ -36,6 +36,8 @@ export interface CLIServer {
   stop(): Promise<number | null>;
   /** SIGKILL, for tests that do not need a graceful stop. */
   kill(): void;
+  /** What the server has written to stderr so far (its log). */
+  stderr(): string;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function startCLIServer(certDir: string, args: string[], adminToken
     token: /token: "?([^"\s]+)"?/.exec(readFileSync(kubeconfig, 'utf8'))![1]!,
     stop: () => (proc.kill('SIGTERM'), exited),
     kill: () => proc.kill('SIGKILL'),
+    stderr: () => err,
   };
 }
 

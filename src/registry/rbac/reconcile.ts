@@ -86,7 +86,10 @@ function normSubject(s: unknown): unknown {
 
 /** The object as it is stored (apiVersion and kind set, a fresh copy). */
 export function toObject(o: RBACObject): KubeObject {
-  return { apiVersion: `${rbacGroup}/v1`, ...structuredClone(o) } as unknown as KubeObject;
+  const out = { apiVersion: `${rbacGroup}/v1`, ...structuredClone(o) } as unknown as KubeObject;
+  // `subjects` is omitempty upstream (the bootstrap system:node binding has none).
+  if (Array.isArray(out.subjects) && out.subjects.length === 0) delete out.subjects;
+  return out;
 }
 
 /** Creates or reconciles one expected object; retries on conflicts as upstream's run(attempts). */
