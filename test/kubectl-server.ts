@@ -55,7 +55,7 @@ export async function startCLIServer(certDir: string, args: string[], adminToken
   children.add(proc);
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => (children.delete(proc), r(code))));
   let err = '';
-  await new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
     proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
       err += d;
@@ -68,12 +68,20 @@ export async function startCLIServer(certDir: string, args: string[], adminToken
   });
   const url = `https://127.0.0.1:${port}`;
   const kubeconfig = join(certDir, adminToken ? 'test.kubeconfig' : 'admin.kubeconfig');
-  if (adminToken) writeFileSync(kubeconfig, tokenKubeconfig(url, adminToken));
+  let token: string;
+  try {
+    await started;
+    if (adminToken) writeFileSync(kubeconfig, tokenKubeconfig(url, adminToken));
+    token = /token: "?([^"\s]+)"?/.exec(readFileSync(kubeconfig, 'utf8'))![1]!;
+  } catch (e) {
+    proc.kill('SIGKILL'); // never left running past a failed start
+    throw e;
+  }
   return {
     url,
     certDir,
     kubeconfig,
-    token: /token: "?([^"\s]+)"?/.exec(readFileSync(kubeconfig, 'utf8'))![1]!,
+    token,
     stop: () => (proc.kill('SIGTERM'), exited),
     kill: () => proc.kill('SIGKILL'),
     stderr: () => err,

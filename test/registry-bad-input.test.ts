@@ -245,3 +245,54 @@ test('an update with a stale resourceVersion is 409 Conflict', async () => {
     ),
   );
 });
+
+test('field selectors: an unknown field is 400 with the kind’s message; the kind’s own fields select', async () => {
+  const sel = (path: string, fs: string) => h.req('GET', `${path}?fieldSelector=${encodeURIComponent(fs)}`);
+  // DefaultMetaV1FieldSelectorConversion (ConfigMap has no conversion of its own), also on watch and deletecollection.
+  const unknown = status(
+    400,
+    'BadRequest',
+    '"data.a" is not a known field selector: only "metadata.name", "metadata.namespace"',
+  );
+  assert.deepEqual((await sel(CMS, 'data.a=1')).json(), unknown);
+  assert.deepEqual((await h.req('GET', `${CMS}?watch=1&fieldSelector=data.a%3D1`)).json(), unknown);
+  await refused('DELETE', `${CMS}?fieldSelector=data.a%3D1`, '', unknown);
+  assert.deepEqual(
+    (await sel(CMS, 'metadata.name=keep')).json().items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ['keep'],
+  );
+  // Kinds with a registered conversion: their own message and fields.
+  assert.deepEqual(
+    (await sel('/api/v1/namespaces', 'spec.finalizers=x')).json(),
+    status(400, 'BadRequest', 'field label not supported: spec.finalizers'),
+  );
+  assert.ok(
+    (await sel('/api/v1/namespaces', 'status.phase=Active'))
+      .json()
+      .items.some((n: { metadata: { name: string } }) => n.metadata.name === 'bad'),
+  );
+  assert.equal((await sel('/api/v1/namespaces', 'status.phase=Terminating')).json().items.length, 0);
+  const tls = JSON.stringify({
+    metadata: { name: 'tls' },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': '', 'tls.key': '' },
+  });
+  assert.equal((await h.req('POST', '/api/v1/namespaces/bad/secrets', tls)).status, 201);
+  assert.equal(
+    (await h.req('POST', '/api/v1/namespaces/bad/secrets', JSON.stringify({ metadata: { name: 'o' } }))).status,
+    201,
+  );
+  const names = async (fs: string) =>
+    (await sel('/api/v1/namespaces/bad/secrets', fs))
+      .json()
+      .items.map((i: { metadata: { name: string } }) => i.metadata.name);
+  assert.deepEqual(await names('type=kubernetes.io/tls'), ['tls']);
+  assert.deepEqual(await names('type!=kubernetes.io/tls'), ['o']);
+  // events.k8s.io's names map to the stored core form's (regarding.* → involvedObject.*).
+  assert.deepEqual(
+    (await sel('/apis/events.k8s.io/v1/namespaces/bad/events', 'involvedObject.kind=Pod')).json(),
+    status(400, 'BadRequest', 'field label not supported: involvedObject.kind'),
+  );
+  assert.equal((await sel('/apis/events.k8s.io/v1/namespaces/bad/events', 'regarding.kind=Pod')).status, 200);
+  assert.equal((await sel('/api/v1/namespaces/bad/events', 'involvedObject.kind=Pod')).status, 200);
+});

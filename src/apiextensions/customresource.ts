@@ -39,6 +39,7 @@ import { validateCustomResource, validateListSetsAndMaps } from './schema/valida
 import { newTableConvertor } from './tableconvertor.ts';
 import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './types.ts';
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
+import { fieldLabelConversion } from '../registry/generic/fieldlabels.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -240,6 +241,8 @@ function crStrategy(v: VersionBase, namespaced: boolean): Strategy {
   };
   return {
     namespaceScoped: namespaced,
+    // crConverter.ConvertFieldLabel (apiextensions-apiserver/pkg/apiserver/conversion/converter.go).
+    convertFieldLabel: fieldLabelConversion(namespaced ? ['metadata.name', 'metadata.namespace'] : ['metadata.name']),
     prepareForCreate(obj) {
       if (v.statusEnabled) delete obj.status;
       obj.metadata.generation = 1;

@@ -12,6 +12,7 @@ import {
   type WatchInterface,
 } from '../../storage/interfaces.ts';
 import { FieldSelectorParseError, parseFieldSelector } from '../../storage/selection/fields.ts';
+import { defaultMetaV1FieldSelectorConversion, FieldLabelError } from '../../registry/generic/fieldlabels.ts';
 import { parseLabelSelector, SelectorParseError } from '../../storage/selection/labels.ts';
 import { patchResource, requestManager, type PatchScope } from './patch.ts';
 import { FieldManager } from '../../util/managedfields/fieldmanager.ts';
@@ -293,8 +294,11 @@ function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
   try {
     label = parseLabelSelector(q.get('labelSelector') ?? '');
     field = parseFieldSelector(q.get('fieldSelector') ?? '');
+    if (!field.empty())
+      field = field.transform(o.store.strategy.convertFieldLabel ?? defaultMetaV1FieldSelectorConversion);
   } catch (err) {
-    if (err instanceof SelectorParseError || err instanceof FieldSelectorParseError) throw newBadRequest(err.message);
+    if (err instanceof SelectorParseError || err instanceof FieldSelectorParseError || err instanceof FieldLabelError)
+      throw newBadRequest(err.message);
     throw err;
   }
   const limit = intParam(ctx, 'limit') ?? 0;

@@ -11,6 +11,7 @@ import { convertingStorage } from './convertingstorage.ts';
 import type { KubeObject } from '../generic/store.ts';
 import { humanDuration, nameColumn } from '../generic/table.ts';
 import type { ResourceDefinition } from '../rest/registry.ts';
+import { fieldLabelConversion } from '../generic/fieldlabels.ts';
 
 interface ObjectReference {
   kind?: string;
@@ -180,6 +181,21 @@ export const event: ResourceDefinition = {
     validate: validateEvent,
     validateUpdate: (obj) => validateEvent(obj),
     getAttrs: eventAttrs,
+    convertFieldLabel: fieldLabelConversion([
+      'involvedObject.kind',
+      'involvedObject.namespace',
+      'involvedObject.name',
+      'involvedObject.uid',
+      'involvedObject.apiVersion',
+      'involvedObject.resourceVersion',
+      'involvedObject.fieldPath',
+      'reason',
+      'reportingComponent',
+      'source',
+      'type',
+      'metadata.namespace',
+      'metadata.name',
+    ]),
   },
   kindInfo: {
     group: '',
@@ -285,6 +301,22 @@ export const eventsV1: ResourceDefinition = {
   resourcePrefix: '/events',
   strategy: {
     ...event.strategy,
+    // events/v1 AddFieldLabelConversionsForEvent: its names, mapped to the stored core form's.
+    convertFieldLabel: fieldLabelConversion({
+      reason: 'reason',
+      'regarding.kind': 'involvedObject.kind',
+      'regarding.namespace': 'involvedObject.namespace',
+      'regarding.name': 'involvedObject.name',
+      'regarding.uid': 'involvedObject.uid',
+      'regarding.apiVersion': 'involvedObject.apiVersion',
+      'regarding.resourceVersion': 'involvedObject.resourceVersion',
+      'regarding.fieldPath': 'involvedObject.fieldPath',
+      reportingController: 'reportingComponent',
+      source: 'source',
+      type: 'type',
+      'metadata.namespace': 'metadata.namespace',
+      'metadata.name': 'metadata.name',
+    }),
     validate: validateEventsV1,
     validateUpdate: (obj) => legacyValidateEvent(toCore(obj) as CoreEvent, 'reportingController'),
   },

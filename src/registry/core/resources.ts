@@ -22,6 +22,7 @@ import { encodeBase64Text } from '../../util/base64.ts';
 import { endpoints } from './endpoints.ts';
 import { event, eventsV1 } from './events.ts';
 import { service, serviceAllocator } from './services.ts';
+import { fieldLabelConversion, selectableFields } from '../generic/fieldlabels.ts';
 
 export type { ResourceDefinition, ResourceHookDeps, ResourceInfo } from '../rest/registry.ts';
 
@@ -109,6 +110,12 @@ const namespace: ResourceDefinition = {
   strategy: {
     namespaceScoped: false,
     validateName: nameIsDNSLabel,
+    // NamespaceToSelectableFields: also the legacy `name`, which no selector can reach.
+    getAttrs: selectableFields(false, (obj) => ({
+      'status.phase': String((obj.status as { phase?: unknown } | undefined)?.phase ?? ''),
+      name: obj.metadata.name ?? '',
+    })),
+    convertFieldLabel: fieldLabelConversion(['status.phase', 'metadata.name']),
     prepareForCreate(obj) {
       obj.status = { phase: 'Active' };
       const spec = (obj.spec ??= {}) as { finalizers?: string[] };
@@ -297,6 +304,8 @@ const secret: ResourceDefinition = {
   strategy: {
     namespaceScoped: true,
     allowUnconditionalUpdate: true,
+    getAttrs: selectableFields(true, (obj) => ({ type: String(obj.type ?? '') })),
+    convertFieldLabel: fieldLabelConversion(['type', 'metadata.namespace', 'metadata.name']),
     prepareForCreate: foldStringData,
     prepareForUpdate: foldStringData,
     validate: validateSecret,

@@ -15,6 +15,7 @@ import type { KubeObject, StoreHooks } from '../generic/store.ts';
 import { age, ageColumn, nameColumn } from '../generic/table.ts';
 import { candidates, contains, ipFamily, parseCIDR, parseIP, type CIDR } from './ipallocator.ts';
 import type { ResourceDefinition } from './resources.ts';
+import { fieldLabelConversion, selectableFields } from '../generic/fieldlabels.ts';
 
 export interface ServicePort {
   name?: string;
@@ -496,6 +497,11 @@ export const service: ResourceDefinition = {
   strategy: {
     namespaceScoped: true,
     validateName: nameIsDNS1035Label,
+    getAttrs: selectableFields(true, (obj) => {
+      const spec = (obj.spec ?? {}) as { clusterIP?: string; type?: string };
+      return { 'spec.clusterIP': spec.clusterIP ?? '', 'spec.type': spec.type ?? '' };
+    }),
+    convertFieldLabel: fieldLabelConversion(['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type']),
     // PUT never creates a service here: allocation runs on create only (upstream allows it).
     allowUnconditionalUpdate: true,
     prepareForCreate(obj) {

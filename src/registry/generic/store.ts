@@ -22,6 +22,7 @@ import {
   isExist,
   newKeyExistsError,
 } from '../../storage/errors.ts';
+import type { FieldLabelConversionFunc } from './fieldlabels.ts';
 import type {
   AttrFunc,
   Interface,
@@ -66,6 +67,8 @@ export interface Strategy {
   allowUnconditionalUpdate?: boolean;
   /** Field selector attributes beyond metadata.name/namespace. */
   getAttrs?: AttrFunc;
+  /** The field selectors the kind accepts (default: metadata.name and metadata.namespace; fieldlabels.ts). */
+  convertFieldLabel?: FieldLabelConversionFunc;
 }
 
 export interface StoreConfig {

@@ -9,6 +9,7 @@
 import type { Config } from '../config.ts';
 import type { ServiceAccountTokenGetter } from '../../authentication/serviceaccount.ts';
 import { installServiceAccounts } from '../../registry/core/serviceaccount-install.ts';
+import { defaultServiceAccountIssuer, ensureServiceAccountKey } from './serviceaccount-default.ts';
 import type { Flag, FlagSet } from './flags.ts';
 import { FlagError } from './flags.ts';
 import type { ApplyContext, OptionsGroup } from './options.ts';
@@ -38,6 +39,12 @@ function mapStringStringNoSplit(fs: FlagSet, name: string, usage: string): Flag<
 }
 
 export class AuthenticationOptions implements OptionsGroup {
+  /** --cert-dir (SecureServingOptions), where the secure default's service-account key is kept. */
+  private readonly certDir?: () => string;
+  constructor(certDir?: () => string) {
+    this.certDir = certDir;
+  }
+
   anonymousAuth!: Flag<boolean>;
   apiAudiences!: Flag<string[]>;
   authenticationConfig!: Flag<string>;
@@ -367,6 +374,33 @@ export class AuthenticationOptions implements OptionsGroup {
     return c;
   }
 
+  /**
+   * The secure default's service-account issuer (serviceaccount-default.ts): where this process
+   * terminates TLS and no service-account flag is given, kubeadm's issuer and a key in --cert-dir.
+   */
+  private async defaultServiceAccountIssuer(c: AuthenticatorConfig, config: Config, ctx: ApplyContext): Promise<void> {
+    const certDir = this.certDir?.() ?? '';
+    const flags = [this.serviceAccountIssuer, this.serviceAccountKeyFile, this.serviceAccountSigningKeyFile];
+    if (flags.some((f) => f.changed) || !ctx.servesTLS || !config.secureServing || !certDir) return;
+    let path: string | undefined;
+    try {
+      path = await ensureServiceAccountKey(ctx.fileSystem, certDir);
+    } catch (err) {
+      ctx.logger.warning('Could not write the service account signing key; service account tokens are disabled', {
+        certDir,
+        err: err instanceof Error ? err.message : String(err),
+      });
+    }
+    if (!path) return;
+    c.serviceAccountIssuers = [defaultServiceAccountIssuer];
+    c.serviceAccountKeyFiles = [path];
+    c.serviceAccountSigningKeyFile = path;
+    if (!this.apiAudiences.value.length) c.apiAudiences = [defaultServiceAccountIssuer];
+    ctx.logger.info(
+      `Secure default: service account tokens issued by ${defaultServiceAccountIssuer}, signed with ${path}`,
+    );
+  }
+
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
     const maxExpirationSeconds = completeMaxTokenExpiration(
       this.serviceAccountMaxTokenExpiration.value,
@@ -375,6 +409,7 @@ export class AuthenticationOptions implements OptionsGroup {
     );
     const authn = config.authentication;
     const c = this.toAuthenticatorConfig();
+    await this.defaultServiceAccountIssuer(c, config, ctx);
     authn.apiAudiences = c.apiAudiences;
     let lookup: (() => ServiceAccountTokenGetter | undefined) | undefined;
     const built = await newAuthenticator(c, {

@@ -43,7 +43,7 @@ export function newServerOptionGroups(): OptionsGroup[] {
     serving,
     new AuditOptions(),
     new FeatureOptions(),
-    new AuthenticationOptions(),
+    new AuthenticationOptions(() => serving.certDirectory),
     new AuthorizationOptions(),
     new LogsOptions(),
     new ExtraOptions(),
