@@ -48,8 +48,12 @@ export function newAPFConfigurationController(fc: FlowControl, opts: APFConfigur
 
       const live = { fs: new Map<string, FlowSchema>(), pl: new Map<string, PriorityLevelConfiguration>() };
       let pending: ReturnType<typeof setTimeout> | undefined;
+      // Nothing is decided before both kinds are listed (upstream waits for its informers to
+      // sync): a FlowSchema seen before the levels' list would be marked Dangling for a moment.
+      let synced = false;
       // One reconfiguration per burst of changes.
       const schedule = () => {
+        if (!synced) return;
         pending ??= setTimeout(() => {
           pending = undefined;
           if (signal.aborted) return;
@@ -71,6 +75,14 @@ export function newAPFConfigurationController(fc: FlowControl, opts: APFConfigur
           else into.set(name, obj as unknown as T);
           schedule();
         });
+      const [fsList, plList] = await Promise.all([
+        fss.list('', { resourceVersion: '' }),
+        pls.list('', { resourceVersion: '' }),
+      ]);
+      for (const o of fsList.items) live.fs.set(o.metadata.name!, o as unknown as FlowSchema);
+      for (const o of plList.items) live.pl.set(o.metadata.name!, o as unknown as PriorityLevelConfiguration);
+      synced = true;
+      schedule();
       await Promise.all([follow(fss, live.fs), follow(pls, live.pl)]);
     },
   };
