@@ -296,3 +296,57 @@ test('field selectors: an unknown field is 400 with the kind’s message; the ki
   assert.equal((await sel('/apis/events.k8s.io/v1/namespaces/bad/events', 'regarding.kind=Pod')).status, 200);
   assert.equal((await sel('/api/v1/namespaces/bad/events', 'involvedObject.kind=Pod')).status, 200);
 });
+
+test('list options: ValidateListOptions errors are 422 ListOptions.meta.k8s.io "" is invalid', async () => {
+  const invalid = async (query: string) => {
+    const r = await h.req('GET', `${CMS}?${query}`);
+    assert.equal(r.status, 422, r.text);
+    const s = r.json();
+    assert.equal(s.reason, 'Invalid');
+    assert.deepEqual(
+      { group: s.details.group, kind: s.details.kind, name: s.details.name },
+      {
+        group: 'meta.k8s.io',
+        kind: 'ListOptions',
+        name: undefined, // empty, so omitted
+      },
+    );
+    return s.message as string;
+  };
+  assert.equal(
+    await invalid('resourceVersionMatch=Exact'),
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+  );
+  assert.equal(
+    await invalid('resourceVersionMatch=Bogus&resourceVersion=1'),
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""',
+  );
+  assert.equal(
+    await invalid('resourceVersionMatch=Exact&resourceVersion=0'),
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+  );
+  assert.equal(
+    await invalid('sendInitialEvents=false'),
+    'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+  );
+  assert.equal(
+    await invalid('watch=1&resourceVersionMatch=NotOlderThan'),
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+  );
+  assert.equal(
+    await invalid('watch=1&sendInitialEvents=true'),
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+  );
+  // The watch-list request client-go sends is accepted: the initial state, then a bookmark that ends it.
+  // (A configmap write first: the watch starts at storage's current revision, which the watch cache
+  // reaches by an event of its own resource or by a progress notification.)
+  assert.equal((await h.req('POST', CMS, JSON.stringify({ metadata: { name: 'watched' } }))).status, 201);
+  const w = await h.req(
+    'GET',
+    `${CMS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`,
+  );
+  assert.equal(w.status, 200, w.text);
+  assert.match(w.text, /"type":"ADDED".*"name":"keep"/);
+  assert.match(w.text, /"type":"BOOKMARK".*"k8s.io\/initial-events-end":"true"/);
+  assert.equal((await h.req('GET', `${CMS}?resourceVersionMatch=NotOlderThan&resourceVersion=0`)).status, 200);
+});

@@ -20,7 +20,8 @@ import { typeSchemaFromFields } from '../../util/managedfields/objectmeta.ts';
 import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts';
 import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../registry/generic/store.ts';
-import { newBadRequest, newMethodNotSupported } from '../apierrors.ts';
+import { newBadRequest, newInvalid, newMethodNotSupported } from '../apierrors.ts';
+import { validateListOptions } from './listoptions.ts';
 import type { RequestContext } from '../request/context.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
 import { logRequestObject, logResponseObject } from '../../audit/context.ts';
@@ -82,7 +83,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       case 'list':
         return listResponse(ctx, o, await store.list(ns, listOptions(ctx, o)));
       case 'watch':
-        return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o), signal: ctx.signal }));
+        return watchResponse(ctx, o, await store.watch(ns, { ...listOptions(ctx, o, true), signal: ctx.signal }));
       case 'create': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
         logRequestObject(ctx, obj);
@@ -288,7 +289,7 @@ function intParam(ctx: RequestContext, name: string): number | undefined {
 }
 
 /** metav1.ListOptions from the query (handlers/get.go ListResource). */
-function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
+function listOptions(ctx: RequestContext, o: RESTOptions, watch = false): ListOptions {
   const q = ctx.url.searchParams;
   let label, field;
   try {
@@ -303,8 +304,16 @@ function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
   }
   const limit = intParam(ctx, 'limit') ?? 0;
   const rvm = q.get('resourceVersionMatch') ?? '';
-  if (rvm !== '' && rvm !== 'NotOlderThan' && rvm !== 'Exact')
-    throw newBadRequest(`resourceVersionMatch: Unsupported value: ${JSON.stringify(rvm)}`);
+  const sie = q.get('sendInitialEvents');
+  const sendInitialEvents = sie === null || sie === '' ? undefined : sie === 'true';
+  const errs = validateListOptions({
+    watch,
+    resourceVersion: q.get('resourceVersion') ?? '',
+    resourceVersionMatch: rvm,
+    continue: q.get('continue') ?? '',
+    sendInitialEvents,
+  });
+  if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
   return {
     resourceVersion: q.get('resourceVersion') ?? '',
     resourceVersionMatch: rvm as ListOptions['resourceVersionMatch'],
@@ -317,7 +326,7 @@ function listOptions(ctx: RequestContext, o: RESTOptions): ListOptions {
       allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true',
     }),
     progressNotify: q.get('allowWatchBookmarks') === 'true',
-    sendInitialEvents: q.get('sendInitialEvents') === 'true' ? true : undefined,
+    sendInitialEvents,
   };
 }
 
