@@ -136,16 +136,11 @@ export class RBACPolicyController {
       // etcd each write is a round trip, and the policy has 131 objects.
       const policy = bootstrapPolicy();
       for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const) {
-        // One consistent list per kind instead of a read per object (a restart changes nothing).
-        const stored = new Map<string, KubeObject>();
-        for (const o of (await this.o.stores[kind].list('', { recursive: true })).items)
-          stored.set(`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
         await eachLimit(
           policy.filter((o) => o.kind === kind),
           reconcileConcurrency,
           async (expected) => {
-            const key = `${expected.metadata.namespace ?? ''}/${expected.metadata.name}`;
-            const r = await reconcileObject(this.o.stores, expected, stored.get(key) ?? null);
+            const r = await reconcileObject(this.o.stores, expected);
             counts[r]++;
             if (r !== 'none')
               this.o.logger.info(
