@@ -23,7 +23,8 @@ const hits = new Map<number, number>();
 for (const s of profile.samples) hits.set(s, (hits.get(s) ?? 0) + 1);
 const total = profile.samples.length;
 
-const short = (url: string) => url.replace(/^file:\/\/.*?\/(src|adapters|bench|node_modules)\//, '$1/') || '(native)';
+const short = (url: string) =>
+  url.replace(/^file:\/\/.*?\/(src|adapters|bench|dist|node_modules)\//, '$1/') || '(native)';
 const selfFn = new Map<string, number>();
 const selfFile = new Map<string, number>();
 for (const [id, h] of hits) {
@@ -43,7 +44,7 @@ for (const [id, h] of hits) {
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const f = byId.get(cur)!.callFrame;
-    if (!f.url.includes('/src/') && !f.url.includes('/adapters/')) continue;
+    if (!/\/(src|adapters|dist)\//.test(f.url)) continue;
     const key = `${f.functionName || '(anonymous)'} ${short(f.url)}:${f.lineNumber + 1}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -59,4 +60,4 @@ const show = (title: string, m: Map<string, number>) => {
 console.log(`${total} samples`);
 show('self time by function', selfFn);
 show('self time by file', selfFile);
-show('inclusive time, src/ and adapters/ functions', incl);
+show('inclusive time, src/, adapters/ and dist/ (the bundled CLI) functions', incl);

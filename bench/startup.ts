@@ -4,6 +4,9 @@
 // over TLS every 5 ms; reports wall time from spawn to the first 200 and the child's CPU time by
 // then, against a bare `node` process that serves a TLS `ok` the same way. Not a test.
 //
+// bin.mjs runs the bundle (dist/cli/, `npm run build`) when it is newer than its sources; with
+// BENCH_STARTUP_SOURCES=1 a third side runs the TypeScript sources (EDGE_APISERVER_SOURCES=1).
+//
 // Environment: BENCH_STARTS (runs per side, 5), BENCH_STARTUP_FLAGS (extra CLI flags).
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -49,12 +52,16 @@ function healthz(port: number): Promise<number> {
   });
 }
 
-async function start(args: string[], port: number): Promise<{ wall: number; cpu: number }> {
+async function start(
+  args: string[],
+  port: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ wall: number; cpu: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: root,
     stdio: 'ignore',
-    env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port) },
+    env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), ...env },
   });
   try {
     for (;;) {
@@ -84,13 +91,18 @@ const cli = (port: number) => [
   '--storage-backend=memory',
   ...extra,
 ];
+// The bundle bin.mjs prefers (a stale one would be skipped for the sources).
+if (spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--cli'], { stdio: 'inherit' }).status !== 0)
+  throw new Error('scripts/build.mjs --cli failed');
 // First start: generates the certificate (and warms the compile cache); not counted.
 const warm = await freePort();
 await start(cli(warm), warm);
 
+const withSources = process.env.BENCH_STARTUP_SOURCES === '1';
 const sides: Record<string, { wall: number[]; cpu: number[] }> = {
   bare: { wall: [], cpu: [] },
   cli: { wall: [], cpu: [] },
+  ...(withSources ? { sources: { wall: [], cpu: [] } } : {}),
 };
 for (let i = 0; i < runs; i++) {
   let port = await freePort();
@@ -101,6 +113,12 @@ for (let i = 0; i < runs; i++) {
   const c = await start(cli(port), port);
   sides.cli!.wall.push(c.wall);
   sides.cli!.cpu.push(c.cpu);
+  if (withSources) {
+    port = await freePort();
+    const t = await start(cli(port), port, { EDGE_APISERVER_SOURCES: '1' });
+    sides.sources!.wall.push(t.wall);
+    sides.sources!.cpu.push(t.cpu);
+  }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(
@@ -110,7 +128,7 @@ console.log(
 );
 for (const [name, s] of Object.entries(sides))
   console.log(
-    `${name.padEnd(5)} wall ${median(s.wall).toFixed(0).padStart(5)} ms   CPU ${median(s.cpu).toFixed(0).padStart(5)} ms   (wall: ${s.wall.map((x) => x.toFixed(0)).join(' ')})`,
+    `${name.padEnd(7)} wall ${median(s.wall).toFixed(0).padStart(5)} ms   CPU ${median(s.cpu).toFixed(0).padStart(5)} ms   (wall: ${s.wall.map((x) => x.toFixed(0)).join(' ')})`,
   );
 console.log(
   `cli ÷ bare: wall ${(median(sides.cli!.wall) / median(sides.bare!.wall)).toFixed(2)}, CPU ${(median(sides.cli!.cpu) / median(sides.bare!.cpu)).toFixed(2)}`,

@@ -350,3 +350,33 @@ test('list options: ValidateListOptions errors are 422 ListOptions.meta.k8s.io "
   assert.match(w.text, /"type":"BOOKMARK".*"k8s.io\/initial-events-end":"true"/);
   assert.equal((await h.req('GET', `${CMS}?resourceVersionMatch=NotOlderThan&resourceVersion=0`)).status, 200);
 });
+
+test('a body the typed decode cannot take is 400 with Go’s error, on create and update', async () => {
+  const cannot = (err: string) =>
+    status(400, 'BadRequest', `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${err}`);
+  await refused(
+    'POST',
+    CMS,
+    JSON.stringify({ metadata: { name: 'typed' }, data: { a: 12 } }),
+    cannot('json: cannot unmarshal number into Go struct field ConfigMap.data of type string'),
+  );
+  await refused(
+    'POST',
+    CMS,
+    JSON.stringify({ metadata: { name: 'typed' }, binaryData: { a: '!!not base64' } }),
+    cannot('illegal base64 data at input byte 0'),
+  );
+  await refused(
+    'PUT',
+    `${CMS}/keep`,
+    JSON.stringify({ metadata: { name: 'keep', labels: { a: 1 } } }),
+    cannot('json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string'),
+  );
+  await refused(
+    'POST',
+    CMS,
+    'metadata: {name: typed}\nimmutable: "yes"\n',
+    cannot('json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool'),
+    'application/yaml',
+  );
+});

@@ -6,12 +6,16 @@
 //   buildServerFromFlags(argv, { ...nodePlatform(), logger })
 
 import type { Platform } from '../../src/server/platform.ts';
-import { openAuditLogFile } from './audit-log-writer.ts';
+import type { AuditLogOpener } from '../../src/audit/log.ts';
 import { NodeFileSystem } from './fs.ts';
 import { chooseHostInterface } from './host-interface.ts';
 import { nodeEtcdFetch } from './etcd-fetch.ts';
 import { nodeStoragePlatform } from './storage.ts';
 import { nodeWebhookFetch } from './webhook-fetch.ts';
+
+/** Rotated audit log files (audit-log-writer.ts, node:zlib), loaded when --audit-log-path names a file. */
+const openAuditLogFile: AuditLogOpener = async (filename, options) =>
+  (await import('./audit-log-writer.ts')).openAuditLogFile(filename, options);
 
 /** The Node CLI's platform: every capability, TLS terminated by adapters/node/listener.ts. */
 export function nodePlatform(): Platform {

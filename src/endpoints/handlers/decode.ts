@@ -9,6 +9,8 @@ import { StatusError, newBadRequest, type Status } from '../responsewriters/stat
 import { writeObjectNegotiated } from '../responsewriters/writers.ts';
 import { addWarning } from '../request/warning.ts';
 import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../../util/protobuf.ts';
+import { builtinDefinitionName } from '../openapi/schemas.ts';
+import { typedDecodeError } from './typecheck.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
 export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };
@@ -267,7 +269,12 @@ export async function decodeCreateBody(
     if (kind !== k.kind || gv !== apiVersion) {
       throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, kindMismatch(k, gv, kind));
     }
-    const typeErr = k.unstructured ? undefined : checkTypes(obj, k.fields);
+    const definition = k.unstructured
+      ? undefined
+      : builtinDefinitionName({ group: k.group, version: k.version, kind: k.kind });
+    const typeErr = k.unstructured
+      ? undefined
+      : ((definition && typedDecodeError(obj, definition)) ?? checkTypes(obj, k.fields));
     if (typeErr) throw cannotHandle(kind, k.version, typeErr);
     if (validation !== 'Ignore' && !k.unstructured) {
       const unknown: string[] = [];

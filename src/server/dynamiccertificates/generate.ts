@@ -5,6 +5,7 @@
 import * as x509 from './x509.ts';
 import { encodePEM, pkcs8ToPkcs1 } from './pem.ts';
 import { isIP } from '../../util/net.ts';
+import { generateSelfSignedKeyPairs, rsaKeyParams as rsa } from './rsa-keys.ts';
 
 export interface SelfSignedCertKeyOptions {
   /** Goes into the CN (`<host>@<unix>`) and the SANs (IP SAN when it parses as an IP). */
@@ -15,6 +16,8 @@ export interface SelfSignedCertKeyOptions {
   maxAge?: number;
   /** For tests: the clock. */
   now?: Date;
+  /** Key pairs already being generated (generateSelfSignedKeyPairs), started before this module loaded. */
+  keys?: Promise<[ca: CryptoKeyPair, leaf: CryptoKeyPair]>;
 }
 
 export interface CertKeyPEM {
@@ -25,12 +28,6 @@ export interface CertKeyPEM {
 }
 
 const day = 24 * 60 * 60 * 1000;
-const rsa: RsaHashedKeyGenParams = {
-  name: 'RSASSA-PKCS1-v1_5',
-  modulusLength: 2048,
-  publicExponent: new Uint8Array([1, 0, 1]),
-  hash: 'SHA-256',
-};
 const KU = x509.KeyUsageFlags;
 
 /** A random serial in [1, 2^63−1), hex. */
@@ -47,10 +44,7 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
   const notAfter = new Date(notBefore.getTime() + (opts.maxAge ?? 365 * day));
   const unix = Math.floor(now.getTime() / 1000);
   // Both keys at once: WebCrypto generates them off the main thread on Node.
-  const [caKeys, keys] = (await Promise.all([
-    crypto.subtle.generateKey(rsa, true, ['sign', 'verify']),
-    crypto.subtle.generateKey(rsa, true, ['sign', 'verify']),
-  ])) as [CryptoKeyPair, CryptoKeyPair];
+  const [caKeys, keys] = await (opts.keys ?? generateSelfSignedKeyPairs());
 
   const caSubject: x509.JsonName = [{ CN: [`${opts.host}-ca@${unix}`] }];
   const ca = await x509.X509CertificateGenerator.createSelfSigned({

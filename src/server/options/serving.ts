@@ -10,6 +10,7 @@ import type { ApplyContext, OptionsGroup } from './options.ts';
 import { errorMessage } from '../../endpoints/responsewriters/status.ts';
 import type { SecureServingInfo, TLSVersion } from '../secure-serving.ts';
 import type { CertKeyContentProvider } from '../dynamiccertificates/content.ts';
+import { generateSelfSignedKeyPairs } from '../dynamiccertificates/rsa-keys.ts';
 
 export type { SecureServingInfo, TLSVersion };
 
@@ -289,11 +290,18 @@ export class SecureServingOptions implements OptionsGroup {
 
     const fs = ctx.fileSystem;
     const reload = { logger };
+    // The loopback keys are generated off the main thread while the certificate code loads.
+    const loopbackKeys = this.loopback ? generateSelfSignedKeyPairs() : undefined;
+    loopbackKeys?.catch(() => undefined); // awaited below; a failure surfaces there
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
     const [serving, loopbackCert] = await Promise.all([
       this.servingCert(ctx, config.publicAddress ?? ''),
-      this.loopback
-        ? generateSelfSignedCertKey({ host: loopbackServerName, maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000 })
+      loopbackKeys
+        ? generateSelfSignedCertKey({
+            host: loopbackServerName,
+            maxAge: (3 * 365 + 1) * 24 * 60 * 60 * 1000,
+            keys: loopbackKeys,
+          })
         : undefined,
     ]);
     info.cert = serving;
