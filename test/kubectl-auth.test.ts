@@ -4,74 +4,27 @@
 // admin kubeconfig); server B with a token file, service-account keys and RBAC manifests.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import net from 'node:net';
 import https from 'node:https';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintServiceAccountToken } from '../src/authentication/serviceaccount.ts';
+import { kubectlSkip, runKubectl, startCLIServer, type CLIServer, type KubectlResult } from './kubectl-server.ts';
 
-const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
-const haveKubectl = existsSync(kubectl);
-const skip = haveKubectl ? false : `kubectl 1.32 not found at ${kubectl}`;
-
-const root = new URL('..', import.meta.url).pathname;
-const bin = join(root, 'adapters/node/bin.mjs');
+const skip = kubectlSkip;
 const dir = mkdtempSync(join(tmpdir(), 'edge-apiserver-kubectl-'));
-const children = new Set<ChildProcess>();
-
 after(() => {
-  for (const c of children) c.kill('SIGKILL');
+  a?.kill();
+  b?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+type Server = CLIServer;
+const start = (name: string, args: string[], adminToken?: string) => startCLIServer(join(dir, name), args, adminToken);
 
-interface Server {
-  url: string;
-  certDir: string;
-  stderr(): string;
-}
-
-async function start(name: string, args: string[]): Promise<Server> {
-  const port = await freePort();
-  const certDir = join(dir, name);
-  const proc = spawn(
-    process.execPath,
-    [bin, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ...args],
-    {
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  children.add(proc);
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server ${name} did not start: ${err}`)), 30_000);
-    proc.stderr!.setEncoding('utf8').on('data', (d) => {
-      err += d;
-      if (err.includes('Serving securely on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`server ${name} exited with ${code}: ${err}`)));
-  });
-  return { url: `https://127.0.0.1:${port}`, certDir, stderr: () => err };
-}
-
-function kubeconfig(server: Server, name: string, token?: string): string {
+/** A client of `server` with its own kubeconfig (the server's CA; a bearer token or no credentials). */
+function kubeconfig(server: Server, name: string, token?: string): CLIServer {
   const ca = Buffer.from(readFileSync(join(server.certDir, 'apiserver.crt'))).toString('base64');
   const path = join(dir, `${name}.kubeconfig`);
   writeFileSync(
@@ -84,47 +37,24 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `,
   );
-  return path;
+  return { ...server, kubeconfig: path };
 }
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let cacheN = 0;
-function run(config: string, ...args: string[]): Promise<Result> {
-  // A fresh discovery cache per command (a cold cache, the case kubectl must handle).
-  const cache = join(dir, `cache-${cacheN++}`);
-  return new Promise((resolve) => {
-    execFile(
-      kubectl,
-      ['--kubeconfig', config, '--cache-dir', cache, '--request-timeout=20s', ...args],
-      { timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : 1
-          : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+/** kubectl with the client's kubeconfig and a cold discovery cache (the case kubectl must handle). */
+const run = (client: CLIServer, ...args: string[]): Promise<KubectlResult> => runKubectl(client, args);
 
 // --- server A: the secure default ---
 
 let a: Server;
-let adminConfig: string;
+let adminConfig: CLIServer;
 
 test('secure default: admin kubeconfig written (0600) and announced', { skip }, async () => {
   a = await start('a', []);
-  adminConfig = join(a.certDir, 'admin.kubeconfig');
-  assert.ok(existsSync(adminConfig));
-  assert.equal(statSync(adminConfig).mode & 0o777, 0o600);
-  assert.match(readFileSync(adminConfig, 'utf8'), new RegExp(`server: ${a.url.replace(/\./g, '\\.')}`));
+  adminConfig = a; // its kubeconfig is the secure default's admin.kubeconfig
+  assert.equal(a.kubeconfig, join(a.certDir, 'admin.kubeconfig'));
+  assert.ok(existsSync(a.kubeconfig));
+  assert.equal(statSync(a.kubeconfig).mode & 0o777, 0o600);
+  assert.match(readFileSync(a.kubeconfig, 'utf8'), new RegExp(`server: ${a.url.replace(/\./g, '\\.')}`));
   assert.match(
     a.stderr(),
     /Admin credential \(user \\"kubernetes-admin\\", group system:masters\) written to .*admin\.kubeconfig/,
@@ -256,15 +186,19 @@ test(
   'server B starts with token file, service-account keys and RBAC manifests; no admin kubeconfig',
   { skip },
   async () => {
-    b = await start('b', [
-      `--token-auth-file=${join(dir, 'tokens.csv')}`,
-      `--authorization-rbac-manifests=${join(dir, 'rbac.yaml')}`,
-      `--service-account-key-file=${join(dir, 'sa.pub')}`,
-      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-      `--service-account-issuer=${issuer}`,
-      // Tokens minted here name accounts that are not stored (the lookup is test/rbac-kubectl.test.ts's).
-      '--service-account-lookup=false',
-    ]);
+    b = await start(
+      'b',
+      [
+        `--token-auth-file=${join(dir, 'tokens.csv')}`,
+        `--authorization-rbac-manifests=${join(dir, 'rbac.yaml')}`,
+        `--service-account-key-file=${join(dir, 'sa.pub')}`,
+        `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+        `--service-account-issuer=${issuer}`,
+        // Tokens minted here name accounts that are not stored (the lookup is test/rbac-kubectl.test.ts's).
+        '--service-account-lookup=false',
+      ],
+      'admin-token',
+    );
     assert.ok(!existsSync(join(b.certDir, 'admin.kubeconfig')));
   },
 );

@@ -36,6 +36,8 @@ export interface CLIServer {
   stop(): Promise<number | null>;
   /** SIGKILL, for tests that do not need a graceful stop. */
   kill(): void;
+  /** What the server has written to stderr so far (its log). */
+  stderr(): string;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function startCLIServer(certDir: string, args: string[], adminToken
     token,
     stop: () => (proc.kill('SIGTERM'), exited),
     kill: () => proc.kill('SIGKILL'),
+    stderr: () => err,
   };
 }
 

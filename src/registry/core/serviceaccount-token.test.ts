@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { createTokenRequest, type TokenIssuer } from './serviceaccount-token.ts';
+import { completeMaxTokenExpiration, createTokenRequest, type TokenIssuer } from './serviceaccount-token.ts';
 import {
   ServiceAccountTokenAuthenticator,
   type ServiceAccountTokenGetter,
@@ -66,7 +66,7 @@ test('TokenRequest bad input: upstream Status for every case', async () => {
   assert.equal(await status(create({}, 'nobody')), '404 serviceaccounts "nobody" not found');
   assert.equal(
     await status(create({ spec: { boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'c' } } })),
-    '400 cannot bind token for serviceaccount "sa" to object of type /v1, Kind=ConfigMap',
+    '400 cannot bind token to object of type /v1, Kind=ConfigMap',
   );
   assert.equal(
     await status(create({ spec: { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's', uid: 'old' } } })),
@@ -119,4 +119,29 @@ test('TokenRequest mints a bound token, capped by the maximum; lookup rejects it
   );
   objects.delete('serviceaccounts/ns/sa');
   await assert.rejects(authn.authenticateToken(out.status.token), /serviceaccounts "sa" not found/);
+});
+
+test('--service-account-max-token-expiration: 0 is no limit, else [1h, 2^32 s] (upstream error); extension warnings', () => {
+  const h = 3600e9;
+  const warnings: string[] = [];
+  const complete = (nanos: number, extend = true) => completeMaxTokenExpiration(nanos, extend, (m) => warnings.push(m));
+  assert.equal(complete(0), 0);
+  assert.deepEqual(warnings, []);
+  for (const bad of [1e9, 59 * 60e9, (2 ** 32 + 1) * 1e9])
+    assert.throws(
+      () => complete(bad),
+      new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds'),
+    );
+  assert.equal(complete(h), 3600);
+  assert.deepEqual(warnings, [
+    'service-account-extend-token-expiration is true, in order to correctly trigger safe transition logic, service-account-max-token-expiration must be set longer than 3607 seconds (currently 1h0m0s)',
+    'service-account-extend-token-expiration is true, enabling tokens valid up to 31536000 seconds, which is longer than service-account-max-token-expiration set to 1h0m0s',
+  ]);
+  warnings.length = 0;
+  assert.equal(complete(2 * h), 7200);
+  assert.equal(warnings.length, 1);
+  warnings.length = 0;
+  assert.equal(complete(2 * h, false), 7200);
+  assert.equal(complete(2 ** 32 * 1e9), 2 ** 32);
+  assert.deepEqual(warnings, []);
 });

@@ -10,12 +10,43 @@ import { invalid, Path, type ErrorList } from '../../util/validation/field.ts';
 import { mintServiceAccountToken } from '../../authentication/serviceaccount.ts';
 import type { SigningKey } from '../../authentication/keys.ts';
 import { formatTime, type KubeObject } from '../generic/store.ts';
+import { formatGoDuration } from '../../util/duration.ts';
 
 /** token.WarnOnlyBoundTokenExpirationSeconds and ExpirationExtensionSeconds (pod-bound tokens only). */
 export const warnOnlyBoundTokenExpirationSeconds = 60 * 60 + 7;
 export const expirationExtensionSeconds = 24 * 365 * 60 * 60;
 const minTokenAgeSeconds = 10 * 60;
 const maxTokenAgeSeconds = 2 ** 32;
+
+/**
+ * The completion of --service-account-max-token-expiration (kube-apiserver's
+ * completeServiceAccountOptions, pkg/controlplane/apiserver/options/options.go): 0 is no limit;
+ * anything else must lie in [1h, 2^32 s] (else upstream's error, which stops the server); with
+ * --service-account-extend-token-expiration (default true) a maximum shorter than the extension
+ * windows is warned about. Returns the maximum in seconds.
+ */
+export function completeMaxTokenExpiration(
+  maxNanos: number,
+  extendExpiration: boolean,
+  warn: (message: string) => void,
+): number {
+  if (maxNanos === 0) return 0;
+  const second = 1e9;
+  if (maxNanos < 3600 * second || maxNanos > maxTokenAgeSeconds * second)
+    throw new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  if (extendExpiration) {
+    const current = formatGoDuration(maxNanos);
+    if (maxNanos < warnOnlyBoundTokenExpirationSeconds * second)
+      warn(
+        `service-account-extend-token-expiration is true, in order to correctly trigger safe transition logic, service-account-max-token-expiration must be set longer than ${warnOnlyBoundTokenExpirationSeconds} seconds (currently ${current})`,
+      );
+    if (maxNanos < expirationExtensionSeconds * second)
+      warn(
+        `service-account-extend-token-expiration is true, enabling tokens valid up to ${expirationExtensionSeconds} seconds, which is longer than service-account-max-token-expiration set to ${current}`,
+      );
+  }
+  return Math.floor(maxNanos / second);
+}
 
 /** What the token endpoint signs with (the service-account issuer's configuration). */
 export interface TokenIssuer {
@@ -122,7 +153,7 @@ export async function createTokenRequest(
       throw newNotFound({ group: '', resource: 'nodes' }, ref.name ?? '');
     } else {
       const gvk = `${group}/${version}, Kind=${ref.kind ?? ''}`; // schema.GroupVersionKind.String()
-      throw newBadRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to object of type ${gvk}`);
+      throw newBadRequest(`cannot bind token to object of type ${gvk}`);
     }
     if (ref.uid && ref.uid !== uid)
       throw newConflict(

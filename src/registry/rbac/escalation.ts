@@ -261,9 +261,13 @@ export async function checkRBACWrite(
 const rbacWriteResources = new Set(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
 
 /**
- * The policybased storages' check as a validating step of every RBAC create and update (it runs
- * inside the registry write, on the object about to be stored, as upstream's wrapper does around
- * its Store). `resolver` and `authorizer` are read per request (both are built after the plugin).
+ * The policybased storages' check on every RBAC create and update. Upstream wraps the Store, so
+ * the check runs after mutating admission and before the inner Store's strategy validation (a
+ * user refused for escalation gets the 403, not the 422 of a malformed role): here it is the last
+ * mutating admission step, which the REST handler runs before the Store's create and, on update,
+ * inside the update loop on the patched object before the strategy (pkg/registry/rbac/role/
+ * policybased/storage.go). `resolver` and `authorizer` are read per request (both are built after
+ * the plugin).
  */
 export function newRBACEscalationCheck(
   resolver: () => RBACRuleResolver | undefined,
@@ -272,7 +276,7 @@ export function newRBACEscalationCheck(
   return {
     name: 'RBACEscalation',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
-    async validate(a) {
+    async admit(a) {
       if (a.resource.group !== rbacGroup || !rbacWriteResources.has(a.resource.resource) || a.subresource) return;
       const r = resolver();
       if (!r || !a.object) return;

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from './resources.ts';
 import { checkRBACWrite, compactRules, confirmNoEscalation, covers, type RBACRuleResolver } from './escalation.ts';
-import { reconciled } from './reconcile.ts';
+import { reconciled, toObject } from './reconcile.ts';
+import { bootstrapPolicy } from '../../authorization/rbac-bootstrap.ts';
 import { RBACAuthorizer } from '../../authorization/rbac.ts';
 import { parseManifests } from '../../authorization/rbac-policy.ts';
 import { StatusError } from '../../endpoints/responsewriters/status.ts';
@@ -205,4 +206,80 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: r}
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'other' },
   });
   assert.equal(reconciled(binding, expected[1]!)!.op, 'recreate');
+});
+
+test("bootstrap policy: upstream's objects, each valid, bindings naming roles that exist, admin ⊇ edit ⊇ view", async () => {
+  const policy = bootstrapPolicy();
+  const count = (kind: string) => policy.filter((o) => o.kind === kind).length;
+  assert.deepEqual(
+    [count('ClusterRole'), count('ClusterRoleBinding'), count('Role'), count('RoleBinding')],
+    [68, 49, 7, 7],
+  );
+  const strategies = {
+    ClusterRole: clusterRoles,
+    ClusterRoleBinding: clusterRoleBindings,
+    Role: roles,
+    RoleBinding: roleBindings,
+  };
+  const names = new Set(policy.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`));
+  for (const o of policy) {
+    assert.equal(o.metadata.annotations?.['rbac.authorization.kubernetes.io/autoupdate'], 'true', o.metadata.name);
+    assert.equal(o.metadata.labels?.['kubernetes.io/bootstrapping'], 'rbac-defaults', o.metadata.name);
+    const errs = strategies[o.kind].strategy.validate!(toObject(o));
+    assert.deepEqual(messages(errs), [], `${o.kind} ${o.metadata.name}`);
+    if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') {
+      const ns = o.roleRef.kind === 'Role' ? (o.metadata.namespace ?? '') : '';
+      assert.ok(names.has(`${o.roleRef.kind}/${ns}/${o.roleRef.name}`), `${o.metadata.name} → ${o.roleRef.name}`);
+    }
+  }
+  // Every controller role is bound to its ServiceAccount in kube-system (addControllerRole).
+  for (const r of policy.filter((o) => o.kind === 'ClusterRole' && o.metadata.name.startsWith('system:controller:'))) {
+    const b = policy.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === r.metadata.name);
+    assert.deepEqual(b && 'subjects' in b && b.subjects, [
+      { kind: 'ServiceAccount', name: r.metadata.name.slice('system:controller:'.length), namespace: 'kube-system' },
+    ]);
+  }
+  // Aggregation (as the controller computes it) fills the user-facing roles.
+  const authz = new RBACAuthorizer(
+    ['view', 'edit', 'admin'].map((role) => ({
+      kind: 'ClusterRoleBinding' as const,
+      metadata: { name: `u-${role}` },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: `u-${role}` }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    })),
+  );
+  const can = async (user: string, verb: string, resource: string, apiGroup = '') =>
+    (
+      await authz.authorize({
+        user: { name: user, groups: ['system:authenticated'] },
+        verb,
+        apiGroup,
+        apiVersion: 'v1',
+        resource,
+        namespace: 'team',
+        isResourceRequest: true,
+      } as never)
+    ).decision === 'Allow';
+  assert.ok(await can('u-view', 'list', 'configmaps'));
+  assert.ok(!(await can('u-view', 'list', 'secrets')));
+  assert.ok(!(await can('u-view', 'create', 'configmaps')));
+  assert.ok(await can('u-edit', 'list', 'configmaps'));
+  assert.ok(await can('u-edit', 'create', 'secrets'));
+  assert.ok(!(await can('u-edit', 'create', 'rolebindings', 'rbac.authorization.k8s.io')));
+  assert.ok(await can('u-admin', 'create', 'rolebindings', 'rbac.authorization.k8s.io'));
+  assert.ok(await can('u-admin', 'list', 'configmaps'));
+  // A controller's identity holds its role.
+  assert.ok(
+    (
+      await authz.authorize({
+        user: { name: 'system:serviceaccount:kube-system:namespace-controller', groups: ['system:serviceaccounts'] },
+        verb: 'deletecollection',
+        apiGroup: '',
+        apiVersion: 'v1',
+        resource: 'configmaps',
+        namespace: 'team',
+        isResourceRequest: true,
+      } as never)
+    ).decision === 'Allow',
+  );
 });

@@ -86,24 +86,31 @@ function normSubject(s: unknown): unknown {
 
 /** The object as it is stored (apiVersion and kind set, a fresh copy). */
 export function toObject(o: RBACObject): KubeObject {
-  return { apiVersion: `${rbacGroup}/v1`, ...structuredClone(o) } as unknown as KubeObject;
+  const out = { apiVersion: `${rbacGroup}/v1`, ...structuredClone(o) } as unknown as KubeObject;
+  // `subjects` is omitempty upstream (the bootstrap system:node binding has none).
+  if (Array.isArray(out.subjects) && out.subjects.length === 0) delete out.subjects;
+  return out;
 }
 
 /** Creates or reconciles one expected object; retries on conflicts as upstream's run(attempts). */
 export async function reconcileObject(
   stores: RBACStores,
   expected: RBACObject,
+  /** The stored object from a list just made (null: known to be missing), saving the first read. */
+  known?: KubeObject | null,
 ): Promise<'created' | 'updated' | 'none'> {
   const store = stores[expected.kind];
   const ns = expected.metadata.namespace ?? '';
   const name = expected.metadata.name;
   for (let attempt = 0; attempt < 3; attempt++) {
     let existing: KubeObject | undefined;
-    try {
-      existing = await store.get(ns, name);
-    } catch (err) {
-      if (reason(err) !== 'NotFound') throw err;
-    }
+    if (attempt === 0 && known !== undefined) existing = known ?? undefined;
+    else
+      try {
+        existing = await store.get(ns, name);
+      } catch (err) {
+        if (reason(err) !== 'NotFound') throw err;
+      }
     try {
       if (!existing) {
         await store.create(toObject(expected), { namespace: ns });

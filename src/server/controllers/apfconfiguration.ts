@@ -48,8 +48,12 @@ export function newAPFConfigurationController(fc: FlowControl, opts: APFConfigur
 
       const live = { fs: new Map<string, FlowSchema>(), pl: new Map<string, PriorityLevelConfiguration>() };
       let pending: ReturnType<typeof setTimeout> | undefined;
+      // Nothing is decided before both kinds are listed (upstream waits for its informers to
+      // sync): a FlowSchema seen before the levels' list would be marked Dangling for a moment.
+      let synced = false;
       // One reconfiguration per burst of changes.
       const schedule = () => {
+        if (!synced) return;
         pending ??= setTimeout(() => {
           pending = undefined;
           if (signal.aborted) return;
@@ -71,46 +75,111 @@ export function newAPFConfigurationController(fc: FlowControl, opts: APFConfigur
           else into.set(name, obj as unknown as T);
           schedule();
         });
+      const [fsList, plList] = await Promise.all([
+        fss.list('', { resourceVersion: '' }),
+        pls.list('', { resourceVersion: '' }),
+      ]);
+      for (const o of fsList.items) live.fs.set(o.metadata.name!, o as unknown as FlowSchema);
+      for (const o of plList.items) live.pl.set(o.metadata.name!, o as unknown as PriorityLevelConfiguration);
+      synced = true;
+      schedule();
       await Promise.all([follow(fss, live.fs), follow(pls, live.pl)]);
     },
   };
 }
 
-/** The ensurer: mandatory objects match the bootstrap spec; suggested and configured ones exist. */
+/** strconv.ParseBool. */
+function parseBool(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}
+
+/**
+ * The ensurer (pkg/registry/flowcontrol/ensurer/strategy.go): a missing object is created; a
+ * mandatory one always gets the bootstrap spec; a suggested one only while its
+ * `apf.kubernetes.io/autoupdate-spec` annotation says true (or, without a boolean there, while
+ * its generation is 1: nobody changed it), and the annotation is set to what was decided. A
+ * conflict is left for the next start. Then RemoveUnwantedObjects: objects annotated true whose
+ * names upstream no longer ships are deleted. Configured (`--flowcontrol-config-file`) objects
+ * are written as given.
+ */
 async function ensure(
   store: Store,
   mandatory: ConfigObject[],
   suggested: ConfigObject[],
   configured: ConfigObject[],
 ): Promise<void> {
-  const put = async (want: ConfigObject, overwrite: (existing: KubeObject) => boolean) => {
-    const name = want.metadata.name;
-    let existing: KubeObject | undefined;
+  const get = async (name: string) => {
     try {
-      existing = await store.get('', name);
+      return await store.get('', name);
+    } catch (err) {
+      if (err instanceof StatusError && err.status.reason === 'NotFound') return undefined;
+      throw err;
+    }
+  };
+  const create = async (want: ConfigObject): Promise<boolean> => {
+    try {
+      await store.create(structuredClone(want) as unknown as KubeObject, { namespace: '' });
+      return true;
+    } catch (err) {
+      if (err instanceof StatusError && err.status.reason === 'AlreadyExists') return false;
+      throw err;
+    }
+  };
+  const update = async (name: string, next: KubeObject) => {
+    try {
+      await store.update(name, next, { namespace: '' });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.status.reason === 'Conflict')) throw err;
+    }
+  };
+  const ensureOne = async (want: ConfigObject, alwaysAutoUpdate: boolean) => {
+    const name = want.metadata.name;
+    let existing = await get(name);
+    if (!existing && (await create(want))) return;
+    existing ??= await get(name);
+    if (!existing) return;
+    const annotation = existing.metadata.annotations?.[autoUpdateAnnotation];
+    const autoUpdate = alwaysAutoUpdate || (parseBool(annotation) ?? existing.metadata.generation === 1);
+    const updateAnnotation = annotation !== String(autoUpdate);
+    const specChanged = autoUpdate && !sameJSON(existing.spec, want.spec);
+    if (!updateAnnotation && !specChanged) return;
+    const next = structuredClone(existing);
+    if (specChanged) next.spec = structuredClone(want.spec);
+    if (updateAnnotation)
+      next.metadata.annotations = { ...next.metadata.annotations, [autoUpdateAnnotation]: String(autoUpdate) };
+    await update(name, next);
+  };
+  for (const o of mandatory) await ensureOne(o, true);
+  for (const o of suggested) await ensureOne(o, false);
+  const wanted = new Set([...mandatory, ...suggested].map((o) => o.metadata.name));
+  for (const o of (await store.list('', { recursive: true })).items) {
+    const name = o.metadata.name!;
+    if (wanted.has(name) || parseBool(o.metadata.annotations?.[autoUpdateAnnotation]) !== true) continue;
+    if (configured.some((c) => c.metadata.name === name)) continue;
+    try {
+      await store.delete(name, { namespace: '' });
     } catch (err) {
       if (!(err instanceof StatusError && err.status.reason === 'NotFound')) throw err;
     }
-    const object = structuredClone(want) as unknown as KubeObject;
-    if (!existing) {
-      try {
-        await store.create(object, { namespace: '' });
-      } catch (err) {
-        if (!(err instanceof StatusError && err.status.reason === 'AlreadyExists')) throw err;
-      }
-      return;
-    }
-    if (sameJSON(existing.spec, object.spec) || !overwrite(existing)) return;
-    object.metadata = {
-      ...existing.metadata,
-      annotations: { ...existing.metadata.annotations, ...want.metadata.annotations },
-    };
-    await store.update(name, object, { namespace: '' });
-  };
-  for (const o of mandatory) await put(o, () => true);
-  for (const o of suggested) await put(o, (e) => e.metadata.annotations?.[autoUpdateAnnotation] === 'true');
+  }
   // A configured object the API refuses stays out (the filter already reported it as rejected).
-  for (const o of configured) await put(o, () => true).catch(() => {});
+  for (const o of configured) {
+    const put = async () => {
+      const existing = await get(o.metadata.name);
+      if (!existing) return void (await create(o));
+      if (sameJSON(existing.spec, o.spec)) return;
+      const next = structuredClone(o) as unknown as KubeObject;
+      next.metadata = {
+        ...existing.metadata,
+        annotations: { ...existing.metadata.annotations, ...o.metadata.annotations },
+      };
+      await store.update(o.metadata.name, next, { namespace: '' });
+    };
+    await put().catch(() => {});
+  }
 }
 
 interface Condition {

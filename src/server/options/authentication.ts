@@ -18,6 +18,7 @@ import { newAuthenticator, type AuthenticatorConfig, type BuiltAuthenticator } f
 import type { SigningKey } from '../../authentication/keys.ts';
 import { newOpenIDMetadata, openIDMetadataInstaller } from '../../authentication/openid.ts';
 import { allowedSigningAlgorithms, type JWTAuthenticator } from '../../authentication/jwt.ts';
+import { completeMaxTokenExpiration } from '../../registry/core/serviceaccount-token.ts';
 
 const minute = 60e9;
 
@@ -401,6 +402,11 @@ export class AuthenticationOptions implements OptionsGroup {
   }
 
   async applyTo(config: Config, ctx: ApplyContext): Promise<void> {
+    const maxExpirationSeconds = completeMaxTokenExpiration(
+      this.serviceAccountMaxTokenExpiration.value,
+      this.serviceAccountExtendTokenExpiration.value,
+      (msg) => ctx.logger.warning(msg),
+    );
     const authn = config.authentication;
     const c = this.toAuthenticatorConfig();
     await this.defaultServiceAccountIssuer(c, config, ctx);
@@ -424,7 +430,7 @@ export class AuthenticationOptions implements OptionsGroup {
       lookup: this.serviceAccountLookup.value,
       ...(issuer && built.signingKey ? { issuer, signingKey: built.signingKey } : {}),
       apiAudiences: c.apiAudiences,
-      maxExpirationSeconds: this.serviceAccountMaxTokenExpiration.value / 1e9,
+      maxExpirationSeconds,
       extendExpiration: this.serviceAccountExtendTokenExpiration.value,
     });
     if (built.requestHeaderClientCA !== undefined) authn.requestHeaderClientCA = built.requestHeaderClientCA;
