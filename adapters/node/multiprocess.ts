@@ -11,6 +11,7 @@
 // would not see the first one's writes in its watches and caches.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -110,7 +111,7 @@ export async function superviseProcesses(argv: string[], n: number, opts: Superv
     args.push(`--secure-port=${chosen}`);
   }
   args.push('--permit-port-sharing=true');
-  const cli = opts.cli ?? fileURLToPath(new URL(`./cli${ext()}`, import.meta.url));
+  const cli = opts.cli ?? binPath();
   const children = new Map<number, ChildProcess>();
   let stopping = false;
   let firstExit: number | undefined;
@@ -198,7 +199,13 @@ export async function superviseProcesses(argv: string[], n: number, opts: Superv
   }
 }
 
-/** `.ts` when running from source, `.js` from the build. */
-function ext(): string {
-  return import.meta.url.endsWith('.js') ? '.js' : '.ts';
+/**
+ * The `edge-apiserver` bin (adapters/node/bin.mjs), which picks the bundle, the build or the
+ * sources as the supervisor's own start did: found beside this module in the sources, two levels
+ * up from the bundle (dist/cli/), three from tsc's output (dist/adapters/node/).
+ */
+function binPath(): string {
+  const candidates = ['./bin.mjs', '../../adapters/node/bin.mjs', '../../../adapters/node/bin.mjs'];
+  const paths = candidates.map((c) => fileURLToPath(new URL(c, import.meta.url)));
+  return paths.find((p) => existsSync(p)) ?? paths[0]!;
 }

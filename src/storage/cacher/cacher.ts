@@ -117,6 +117,12 @@ export class Cacher implements Interface {
   private rv = 0;
   /** Revision of the last (re)list: events after it are in `events`, unless trimmed. */
   private listRV = 0;
+  /**
+   * Every event of this prefix after this revision is in the ring (the list's revision, or the
+   * last event trimmed). The cache may move past revisions with no event of its own (progress), so
+   * the ring's first event says nothing about what is missing.
+   */
+  private evictedRV = 0;
   private readonly watchers = new Set<CacheWatcher>();
   private revWaiters: { rev: number; resolve: () => void }[] = [];
   private readyWaiters: (() => void)[] = [];
@@ -211,6 +217,7 @@ export class Cacher implements Interface {
     this.keys.push(...[...this.objects.keys()].sort());
     this.events = [];
     this.listRV = rev;
+    this.evictedRV = rev;
     if (wasReady) {
       // Like upstream's terminateAllWatchers on a relist: the watchers re-watch and get a 410 if needed.
       for (const w of this.watchers) w.ch.close();
@@ -259,7 +266,10 @@ export class Cacher implements Interface {
     while (n - drop > this.maxEvents || (n - drop > this.minEvents && this.events[drop]!.at < now - this.freshMs)) {
       drop++;
     }
-    if (drop > 64 || (drop > 0 && n - drop <= this.minEvents)) this.events = this.events.slice(drop);
+    if (drop > 64 || (drop > 0 && n - drop <= this.minEvents)) {
+      this.evictedRV = this.events[drop - 1]!.rev;
+      this.events = this.events.slice(drop);
+    }
   }
 
   private wakeRevWaiters(): void {
@@ -441,7 +451,6 @@ export class Cacher implements Interface {
       w.fromRev = this.rv;
     } else {
       // Events strictly after `requested`, from the ring.
-      const oldest = this.events.length ? this.events[0]!.rev : this.listRV + 1;
       if (requested < this.listRV) {
         // This cache started (or relisted) after that revision: a server started after the client's
         // last event, the one a client moving between servers often lands on. Storage still has the
@@ -449,8 +458,8 @@ export class Cacher implements Interface {
         ch.stop();
         return this.storage.watch(key, opts);
       }
-      if (requested < oldest - 1) {
-        return fail(newResourceExpired(`too old resource version: ${requested} (${oldest - 1})`));
+      if (requested < this.evictedRV) {
+        return fail(newResourceExpired(`too old resource version: ${requested} (${this.evictedRV})`));
       }
       w.fromRev = requested;
       for (let i = lowerBoundRev(this.events, requested + 1); i < this.events.length; i++)
