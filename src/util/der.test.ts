@@ -59,7 +59,13 @@ test('INTEGER: two’s complement, minimal encodings only', () => {
 });
 
 test('OBJECT IDENTIFIER: round trip, large arcs; bad encodings refused', () => {
-  for (const o of ['1.2.840.113549.1.1.11', '2.5.29.17', '2.999.3', '0.9.2342.19200300.100.1.1', '1.3.6.1.4.1.311.21.7'])
+  for (const o of [
+    '1.2.840.113549.1.1.11',
+    '2.5.29.17',
+    '2.999.3',
+    '0.9.2342.19200300.100.1.1',
+    '1.3.6.1.4.1.311.21.7',
+  ])
     assert.equal(decodeOID(parseDER(encodeOID(o))), o);
   assert.deepEqual(encodeOID('1.2.840.113549'), b(0x06, 0x06, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d));
   assert.throws(() => decodeOID(parseDER(b(0x06, 0x00))), derError(/invalid object identifier/));

@@ -7,7 +7,8 @@ import * as x509 from './x509.ts';
 import { DERError } from './der.ts';
 
 const rsa = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) };
-const gen = (alg: object) => crypto.subtle.generateKey(alg as EcKeyGenParams, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+const gen = (alg: object) =>
+  crypto.subtle.generateKey(alg as EcKeyGenParams, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
 const KU = x509.KeyUsageFlags;
 
 async function caAndLeaf(caAlg: object, leafAlg: object) {
@@ -94,7 +95,14 @@ test('generated certificates read the same through node:crypto and @peculiar/x50
   );
   assert.deepEqual(
     leaf.getExtension(x509.SubjectAlternativeNameExtension)!.names.items.map((i) => `${i.type}:${i.value}`),
-    ['dns:kubernetes.default', 'ip:10.0.0.1', 'ip:2001:db8::1', 'ip:192.0.2.1', 'email:a@example.com', 'url:spiffe://cluster/ns/x'],
+    [
+      'dns:kubernetes.default',
+      'ip:10.0.0.1',
+      'ip:2001:db8::1',
+      'ip:192.0.2.1',
+      'email:a@example.com',
+      'url:spiffe://cluster/ns/x',
+    ],
   );
   assert.ok(await leaf.verify({ publicKey: ca, signatureOnly: true }));
   assert.ok(await ca.verify({ signatureOnly: true }));
@@ -105,12 +113,18 @@ test('generated certificates read the same through node:crypto and @peculiar/x50
   assert.equal(p.subject, leaf.subject);
   assert.equal(p.serialNumber, leaf.serialNumber);
   assert.equal(p.getExtension(peculiar.SubjectKeyIdentifierExtension), null);
-  assert.equal(p.getExtension(peculiar.AuthorityKeyIdentifierExtension)!.keyId, leaf.getExtension(x509.AuthorityKeyIdentifierExtension)!.keyId);
+  assert.equal(
+    p.getExtension(peculiar.AuthorityKeyIdentifierExtension)!.keyId,
+    leaf.getExtension(x509.AuthorityKeyIdentifierExtension)!.keyId,
+  );
   assert.equal(p.getExtension(peculiar.KeyUsagesExtension)!.usages, KU.digitalSignature | KU.keyEncipherment);
   assert.ok(await p.verify({ publicKey: new peculiar.X509Certificate(ca.rawData), signatureOnly: true }));
   // SKID as crypto/x509 computes it: SHA-1 of the subjectPublicKey bits.
   const bits = ca.publicKey.keyBits;
-  assert.equal(ca.getExtension(x509.SubjectKeyIdentifierExtension)!.keyId, nodeCrypto.createHash('sha1').update(bits).digest('hex'));
+  assert.equal(
+    ca.getExtension(x509.SubjectKeyIdentifierExtension)!.keyId,
+    nodeCrypto.createHash('sha1').update(bits).digest('hex'),
+  );
 });
 
 test('signatures: RSA PKCS#1 v1.5 SHA-256/384/512, RSA-PSS, ECDSA P-256/P-384, Ed25519 (made by @peculiar/x509 or us)', async () => {
@@ -129,7 +143,10 @@ test('signatures: RSA PKCS#1 v1.5 SHA-256/384/512, RSA-PSS, ECDSA P-256/P-384, E
       keys,
       signingAlgorithm: { name: keys.privateKey.algorithm.name, ...sign },
     });
-    assert.ok(new nodeCrypto.X509Certificate(mine.rawData).verify(new nodeCrypto.X509Certificate(mine.rawData).publicKey), label);
+    assert.ok(
+      new nodeCrypto.X509Certificate(mine.rawData).verify(new nodeCrypto.X509Certificate(mine.rawData).publicKey),
+      label,
+    );
     assert.ok(await mine.verify({ signatureOnly: true }), label);
     const theirs = await peculiar.X509CertificateGenerator.createSelfSigned({
       name: `CN=${label}`,
@@ -179,7 +196,8 @@ test('bad signatures and wrong signers verify false, never throw', async () => {
 test('malformed certificates: every truncation and every single-byte change throws DERError or parses — never a crash', async () => {
   const { leaf } = await caAndLeaf({ name: 'ECDSA', namedCurve: 'P-256' }, { name: 'ECDSA', namedCurve: 'P-256' });
   const der = new Uint8Array(leaf.rawData);
-  for (let n = 0; n < der.length; n++) assert.throws(() => new x509.X509Certificate(der.subarray(0, n)), DERError, `prefix ${n}`);
+  for (let n = 0; n < der.length; n++)
+    assert.throws(() => new x509.X509Certificate(der.subarray(0, n)), DERError, `prefix ${n}`);
   assert.throws(() => new x509.X509Certificate(new Uint8Array([...der, 0])), /trailing data/);
   for (let i = 0; i < der.length; i++) {
     for (const v of [0x00, 0xff, der[i]! ^ 0x80]) {
@@ -192,7 +210,10 @@ test('malformed certificates: every truncation and every single-byte change thro
       }
     }
   }
-  assert.throws(() => new x509.X509Certificate('-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----'), DERError);
+  assert.throws(
+    () => new x509.X509Certificate('-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----'),
+    DERError,
+  );
   assert.throws(() => new x509.X509Certificate('no pem'), DERError);
 });
 
@@ -213,7 +234,10 @@ test('names: string, JSON and DER forms; escaping; encodings as crypto/x509 choo
   assert.equal(tagOfValue('10.0.0.1@1700000000'), 0x0c);
   // A multi-valued RDN is a SET OF: DER sorts its members by encoding.
   assert.equal(new x509.Name('CN=a\\,b+O=x, OU=\\ q\\ ').toString(), 'O=x+CN=a\\,b, OU=\\ q\\ ');
-  assert.equal(new peculiar.Name(new x509.Name('O=x+CN=a\\,b, OU=\\ q\\ ').rawData).toString(), 'O=x+CN=a\\,b, OU=\\ q\\ ');
+  assert.equal(
+    new peculiar.Name(new x509.Name('O=x+CN=a\\,b, OU=\\ q\\ ').rawData).toString(),
+    'O=x+CN=a\\,b, OU=\\ q\\ ',
+  );
   assert.throws(() => new x509.Name('CN'), /invalid name/);
   assert.throws(() => new x509.Name('XX=1'), /unknown name attribute/);
 });

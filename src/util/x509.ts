@@ -676,7 +676,9 @@ export class X509Certificate {
     }
     const serialT = expectTag(f[i++], Tag.INTEGER, 'serialNumber');
     this.serial = decodeBigInt(serialT);
-    this.serialNumber = toHex(serialT.value.length > 1 && serialT.value[0] === 0 ? serialT.value.subarray(1) : serialT.value);
+    this.serialNumber = toHex(
+      serialT.value.length > 1 && serialT.value[0] === 0 ? serialT.value.subarray(1) : serialT.value,
+    );
     const innerSig = expectTag(f[i++], Tag.SEQUENCE, 'signature');
     if (!bytesEqual(innerSig.raw, sigAlgT!.raw))
       throw new DERError('x509: inner and outer signature algorithm identifiers do not match');
