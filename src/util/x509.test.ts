@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as nodeCrypto from 'node:crypto';
 import * as peculiar from '@peculiar/x509';
 import * as x509 from './x509.ts';
-import { DERError } from './der.ts';
+import { DERError, encodeBoolean, encodeInt, encodeSequence, encodeTLV } from './der.ts';
 
 const rsa = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) };
 const gen = (alg: object) =>
@@ -215,6 +215,27 @@ test('malformed certificates: every truncation and every single-byte change thro
     DERError,
   );
   assert.throws(() => new x509.X509Certificate('no pem'), DERError);
+  // Extension contents are checked too: a SAN IP of 5 bytes, a negative path length, a duplicate extension.
+  const keys = await gen({ name: 'ECDSA', namedCurve: 'P-256' });
+  const make = (extensions: x509.Extension[]) =>
+    x509.X509CertificateGenerator.createSelfSigned({
+      name: 'CN=x',
+      keys,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } as Algorithm,
+      extensions,
+    });
+  await assert.rejects(
+    make([new x509.Extension('2.5.29.17', false, encodeSequence(encodeTLV(0x87, new Uint8Array(5))))]),
+    /cannot parse IP address of length 5/,
+  );
+  await assert.rejects(
+    make([new x509.Extension('2.5.29.19', true, encodeSequence(encodeBoolean(true), encodeInt(-1)))]),
+    /basic constraints/,
+  );
+  await assert.rejects(
+    make([new x509.BasicConstraintsExtension(true), new x509.BasicConstraintsExtension(true)]),
+    /duplicate extension/,
+  );
 });
 
 test('names: string, JSON and DER forms; escaping; encodings as crypto/x509 chooses them', () => {

@@ -523,7 +523,7 @@ function parseIP(s: string): Uint8Array {
 /** Go's net.IP.String: dotted IPv4 (also for IPv4-mapped IPv6), RFC 5952 IPv6. */
 function formatIP(b: Uint8Array): string {
   if (b.length === 4) return [...b].join('.');
-  if (b.length !== 16) return '?' + toHex(b);
+  if (b.length !== 16) throw new DERError(`x509: cannot parse IP address of length ${b.length}`);
   if (b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return [...b.subarray(12)].join('.');
   const w = Array.from({ length: 8 }, (_, i) => (b[i * 2]! << 8) | b[i * 2 + 1]!);
   let best = -1;
