@@ -267,3 +267,27 @@ test('PEM: 64 columns, no trailing newline, as @peculiar/x509 wrote it', () => {
   const data = new Uint8Array(100).map((_, i) => i);
   assert.equal(x509.PemConverter.encode(data, 'X'), peculiar.PemConverter.encode(data.buffer, 'X'));
 });
+
+test('real-world certificates: every system root parses and reads as node:crypto reads it', async (t) => {
+  const { readFileSync, existsSync } = await import('node:fs');
+  const file = '/etc/ssl/certs/ca-certificates.crt';
+  if (!existsSync(file)) return t.skip(`${file} not found`);
+  const blocks =
+    readFileSync(file, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  let verified = 0;
+  for (const pem of blocks) {
+    const mine = new x509.X509Certificate(pem);
+    const n = new nodeCrypto.X509Certificate(pem);
+    assert.equal(mine.serial, BigInt('0x' + n.serialNumber), mine.subject);
+    assert.equal(mine.notBefore.getTime(), new Date(n.validFrom).getTime(), mine.subject);
+    assert.equal(mine.notAfter.getTime(), new Date(n.validTo).getTime(), mine.subject);
+    assert.equal(mine.subjectName.getField('CN')[0], /^CN=(.*)$/m.exec(n.subject)?.[1], mine.subject);
+    assert.equal(!!mine.getExtension(x509.BasicConstraintsExtension)?.ca, n.ca, mine.subject);
+    // SHA-1 signatures are not supported (nor by crypto/x509 since Go 1.18); the others self-verify.
+    if (mine.signatureAlgorithm) {
+      assert.ok(await mine.verify({ signatureOnly: true }), mine.subject);
+      verified++;
+    }
+  }
+  assert.ok(verified > 0);
+});
