@@ -224,6 +224,18 @@ function parseChain(ders: Uint8Array[]): x509.X509Certificate[] {
   }
 }
 
+// The Node listener hands every request of a connection the same chain array: its cache key is
+// computed once per connection, not per request.
+const chainKeys = new WeakMap<readonly Uint8Array[], string>();
+function chainKey(ders: readonly Uint8Array[]): string {
+  let key = chainKeys.get(ders);
+  if (key === undefined) {
+    key = ders.map((d) => encodeBase64(d)).join(',');
+    chainKeys.set(ders, key);
+  }
+  return key;
+}
+
 /** x509.New(verifyOptions, CommonNameUserConversion). */
 export class X509Authenticator implements RequestAuthenticator {
   private readonly ca: CAProvider;
@@ -240,7 +252,7 @@ export class X509Authenticator implements RequestAuthenticator {
     const pool = this.ca();
     if (!pool) return null;
     const now = this.opts.now();
-    const key = this.opts.cacheTTL > 0 ? ders.map((d) => encodeBase64(d)).join(',') : '';
+    const key = this.opts.cacheTTL > 0 ? chainKey(ders) : '';
     if (key) {
       const hit = this.cache.get(key);
       if (hit?.pool === pool) return hit.resp;
