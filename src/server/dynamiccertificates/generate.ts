@@ -47,6 +47,8 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
   const [caKeys, keys] = await (opts.keys ?? generateSelfSignedKeyPairs());
   const rsa = caKeys.privateKey.algorithm.name !== 'ECDSA';
   const signingAlgorithm = { name: caKeys.privateKey.algorithm.name, hash: 'SHA-256' };
+  // Only RSA keys get KeyEncipherment (crypto/tls/generate_cert.go).
+  const encipherment = rsa ? KU.keyEncipherment : 0;
 
   const caSubject: x509.JsonName = [{ CN: [`${opts.host}-ca@${unix}`] }];
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
@@ -57,7 +59,7 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
     keys: caKeys,
     signingAlgorithm,
     extensions: [
-      new x509.KeyUsagesExtension(KU.keyEncipherment | KU.digitalSignature | KU.keyCertSign, true),
+      new x509.KeyUsagesExtension(encipherment | KU.digitalSignature | KU.keyCertSign, true),
       new x509.BasicConstraintsExtension(true, undefined, true),
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
@@ -84,7 +86,7 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
     signingKey: caKeys.privateKey,
     signingAlgorithm,
     extensions: [
-      new x509.KeyUsagesExtension(KU.keyEncipherment | KU.digitalSignature, true),
+      new x509.KeyUsagesExtension(encipherment | KU.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.BasicConstraintsExtension(false, undefined, true),
       await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
