@@ -14,6 +14,7 @@ import type { Logger } from '../../util/logger.ts';
 import type { KubeObject } from '../generic/store.ts';
 import { Informer } from './informer.ts';
 import { applyObject, deleteObject, reconcileObject, type RBACStores } from './reconcile.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 const kinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
 type Kind = (typeof kinds)[number];
@@ -220,7 +221,7 @@ export class RBACPolicyController {
         }
       }
       if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
-      const next = structuredClone(role);
+      const next = deepCopyJSON(role);
       next.rules = rules;
       try {
         await this.o.stores.ClusterRole.update(role.metadata.name!, next, { namespace: '' });
