@@ -38,6 +38,13 @@ export interface MemoryKVOptions {
   progressNotifyIntervalMs?: number;
   /** Events per watch response when replaying history. */
   replayBatch?: number;
+  /**
+   * Answer KV.unchangedSince from the event log (the server's memory engine does). Without it the
+   * watch cache's consistent read waits for the progress notification of a foreign write, which a
+   * timer delivers; on workerd a timer set by a request that has ended never fires, so such a read
+   * by background work (the RBAC bootstrap hook, started by the isolate's first request) never resolved.
+   */
+  unchangedSince?: boolean;
 }
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -157,9 +164,13 @@ export class MemoryKV implements KV {
   private readonly progressIntervalMs: number;
   private readonly replayBatch: number;
 
+  /** KV.unchangedSince when MemoryKVOptions.unchangedSince is set. */
+  readonly unchangedSince?: (prefix: string, sinceRevision: number, count: number) => Promise<number | undefined>;
+
   constructor(opts: MemoryKVOptions = {}) {
     this.progressIntervalMs = opts.progressNotifyIntervalMs ?? 10 * 60 * 1000;
     this.replayBatch = opts.replayBatch ?? 1000;
+    if (opts.unchangedSince) this.unchangedSince = async (prefix, since) => this.unchangedRevision(prefix, since);
   }
 
   async get(key: string, opts: { revision?: number } = {}): Promise<GetResult> {
@@ -264,6 +275,17 @@ export class MemoryKV implements KV {
 
   async currentRevision(): Promise<number> {
     this.checkOpen();
+    return this.rev;
+  }
+
+  /** The current revision when nothing under `prefix` was written after sinceRevision. */
+  private unchangedRevision(prefix: string, sinceRevision: number): number | undefined {
+    this.checkOpen();
+    // The log holds every write after logStart; before it (compacted) there is no answer.
+    if (sinceRevision < this.logStart) return undefined;
+    for (let i = sinceRevision - this.logStart; i < this.log.length; i++) {
+      if (this.log[i]!.event.kv.key.startsWith(prefix)) return undefined;
+    }
     return this.rev;
   }
 

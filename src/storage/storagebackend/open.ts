@@ -86,7 +86,7 @@ export async function openStorageBackend(
   if (own) return backend(config, own, generalCompactor(own, config, ctx), ctx);
   switch (config.type) {
     case 'memory': {
-      const kv = platform.openMemory?.() ?? new MemoryKV();
+      const kv = platform.openMemory?.() ?? new MemoryKV({ unchangedSince: true });
       return backend(config, kv, generalCompactor(kv, config, ctx), ctx);
     }
     case 'sqlite': {
