@@ -107,15 +107,13 @@ export class HeaderMap implements Headers {
   }
 
   keys(): HeadersIterator<string> {
-    return this.sorted()
-      .map((e) => e[0])
-      [Symbol.iterator]() as unknown as HeadersIterator<string>;
+    const names = this.sorted().map((e) => e[0]);
+    return names[Symbol.iterator]() as unknown as HeadersIterator<string>;
   }
 
   values(): HeadersIterator<string> {
-    return this.sorted()
-      .map((e) => e[1])
-      [Symbol.iterator]() as unknown as HeadersIterator<string>;
+    const values = this.sorted().map((e) => e[1]);
+    return values[Symbol.iterator]() as unknown as HeadersIterator<string>;
   }
 
   [Symbol.iterator](): HeadersIterator<[string, string]> {
