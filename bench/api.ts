@@ -5,6 +5,7 @@
 // process CPU µs per operation and its ratio, and for the fan-out also the p99 over every sample.
 //
 //   node bench/api.ts            BENCH_API_ROUNDS=5 BENCH_API_ITER=300 node bench/api.ts
+//   BENCH_API_WARMUP=1           rounds run first and not counted (default 1; 0: a cold JIT)
 //   BENCH_API_OPS=get,create     only these operations (get, list, create, watch)
 //   BENCH_API_SIDES=edge         only one side (to profile it: node --cpu-prof bench/api.ts)
 
@@ -20,6 +21,10 @@ const SIDES = process.env.BENCH_API_SIDES?.split(',') ?? ['bare', 'edge'];
 const wanted = (op: string) => !OPS || OPS.some((o) => op.startsWith(o));
 const TOKEN = 'bench-admin';
 const NS = 'bench';
+/** Creates and watches use their own namespace, so the list stays at 500. */
+const WNS = 'bench-w';
+/** Rounds run first and not counted (the JIT's warm-up, alike for both sides). */
+const WARMUP = Number(process.env.BENCH_API_WARMUP ?? 1);
 
 // --- the edge server ---
 const edge = new EdgeServer({
@@ -97,8 +102,8 @@ type Fetch = (method: string, path: string, body?: string) => Promise<Response>;
 // --- fixtures: 500 ConfigMaps in each ---
 const cm = (name: string) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v'.repeat(64) } });
-{
-  const r = await edgeFetch('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: NS } }));
+for (const name of [NS, WNS]) {
+  const r = await edgeFetch('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name } }));
   if (r.status !== 201) throw new Error(`namespace: ${r.status} ${await r.text()}`);
 }
 for (let i = 0; i < 500; i++) {
@@ -128,7 +133,7 @@ let created = 0;
 const ops: Record<string, { n: number; op: (f: Fetch, i: number) => Promise<Response> }> = {
   get: { n: ITER, op: (f, i) => f('GET', `/api/v1/namespaces/${NS}/configmaps/cm-${i % 500}`) },
   'list 500': { n: Math.max(10, ITER / 10), op: (f) => f('GET', `/api/v1/namespaces/${NS}/configmaps`) },
-  create: { n: ITER, op: (f) => f('POST', `/api/v1/namespaces/${NS}/configmaps`, cm(`new-${created++}`)) },
+  create: { n: ITER, op: (f) => f('POST', `/api/v1/namespaces/${WNS}/configmaps`, cm(`new-${created++}`)) },
 };
 
 /** µs from a create until all 100 watchers have read its event. */
@@ -137,7 +142,7 @@ async function fanOut(f: Fetch, n: number, times: number[]): Promise<number> {
     Array.from({ length: WATCHERS }, async () => {
       const r = await f(
         'GET',
-        `/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=false`,
+        `/api/v1/namespaces/${WNS}/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=false`,
       );
       return r.body!.getReader();
     }),
@@ -161,13 +166,13 @@ async function fanOut(f: Fetch, n: number, times: number[]): Promise<number> {
   };
   const bufs = readers.map(() => ({ s: '' }));
   const warm = `fan-warm-${created++}`;
-  await (await f('POST', `/api/v1/namespaces/${NS}/configmaps`, cm(warm))).arrayBuffer();
+  await (await f('POST', `/api/v1/namespaces/${WNS}/configmaps`, cm(warm))).arrayBuffer();
   await Promise.all(readers.map((r, i) => waitFor(r, warm, bufs[i]!)));
   const c0 = cpuNow();
   for (let k = 0; k < n; k++) {
     const name = `fan-${created++}`;
     const t0 = performance.now();
-    await (await f('POST', `/api/v1/namespaces/${NS}/configmaps`, cm(name))).arrayBuffer();
+    await (await f('POST', `/api/v1/namespaces/${WNS}/configmaps`, cm(name))).arrayBuffer();
     await Promise.all(readers.map((r, i) => waitFor(r, name, bufs[i]!)));
     times.push((performance.now() - t0) * 1000);
   }
@@ -185,19 +190,24 @@ const entry = (name: string) => (results[name] ??= { bare: { wall: [], cpu: [] }
 const fanName = `watch fan-out ×${WATCHERS}`;
 const fanTimes: Record<Side, number[]> = { bare: [], edge: [] };
 const fanN = Math.max(10, ITER / 5);
-for (let round = 0; round < ROUNDS; round++) {
+for (let round = -WARMUP; round < ROUNDS; round++) {
+  const keep = round >= 0;
   for (const [name, { n, op }] of Object.entries(ops)) {
     if (!wanted(name)) continue;
     for (const side of sides) {
       const c0 = cpuNow();
-      entry(name)[side].wall.push(await timeOp(fetches[side], op, n));
+      const wall = await timeOp(fetches[side], op, n);
+      if (!keep) continue;
+      entry(name)[side].wall.push(wall);
       entry(name)[side].cpu.push((cpuNow() - c0) / n);
     }
   }
   if (!wanted('watch')) continue;
   for (const side of sides) {
     const times: number[] = [];
-    entry(fanName)[side].cpu.push(await fanOut(fetches[side], fanN, times));
+    const cpu = await fanOut(fetches[side], fanN, times);
+    if (!keep) continue;
+    entry(fanName)[side].cpu.push(cpu);
     entry(fanName)[side].wall.push(median(times));
     fanTimes[side].push(...times);
   }
@@ -205,7 +215,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const { loadavg } = await import('node:os');
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)]!;
-console.log(`Node ${process.version}, ${ROUNDS} rounds, load ${loadavg()[0]!.toFixed(2)}`);
+console.log(`Node ${process.version}, ${ROUNDS} rounds (+${WARMUP} warm-up), load ${loadavg()[0]!.toFixed(2)}`);
 const cols = ['bare µs', 'edge µs', 'edge/bare', 'bare CPU', 'edge CPU', 'CPU e/b'];
 console.log('operation'.padEnd(24), ...cols.map((c) => c.padStart(10)));
 const fmt = (x: number | undefined, digits = 0) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));

@@ -165,12 +165,24 @@ function isReset(mf: unknown): boolean {
 }
 
 /** metav1.Time: RFC 3339 in seconds, UTC. */
-const formatTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const formatTime = (d: Date) => {
+  const iso = d.toISOString();
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+};
 
 function withoutManagedFields(obj: ManagedObject | undefined): JSONMap {
   const o = structuredClone(obj ?? {}) as ManagedObject;
   if (o.metadata) delete o.metadata.managedFields;
   return o as JSONMap;
+}
+
+/** The object without metadata.managedFields for reading only (Compare): copies the two levels it changes. */
+function viewWithoutManagedFields(obj: ManagedObject | undefined): JSONMap {
+  if (!obj) return {};
+  if (!obj.metadata || !Object.hasOwn(obj.metadata, 'managedFields')) return obj as JSONMap;
+  const { managedFields: _mf, ...metadata } = obj.metadata;
+  return { ...obj, metadata } as JSONMap;
 }
 
 export interface FieldManagerOptions {
@@ -222,8 +234,9 @@ export class FieldManager {
         }
         managed = fromNew && fromNew.fields.size > 0 ? fromNew : this.decodeOrEmpty(liveMF);
       }
-      const liveV = withoutManagedFields(live);
-      const newV = withoutManagedFields(obj);
+      // Compare only reads them, so views do (no deep copies on every create and update).
+      const liveV = viewWithoutManagedFields(live);
+      const newV = viewWithoutManagedFields(obj);
       const id = this.identifier(manager, 'Update');
       const self = '\u0000current-operation';
       this.structuredUpdate(liveV, newV, managed, self);
