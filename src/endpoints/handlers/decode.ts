@@ -127,6 +127,9 @@ function internalPackage(group: string): string {
  * registered kind (runtime.Converter: `converting (v1.Secret) to (core.ConfigMap): unknown conversion`),
  * the scheme's for any other (`no kind "X" is registered for version "v" in scheme "…"`).
  */
+/** One decoder for every body (decode() without streaming keeps no state between calls). */
+const utf8 = new TextDecoder();
+
 function kindMismatch(k: KindInfo, gv: string, kind: string): string {
   if (legacySchemeKinds[gv]?.includes(kind)) {
     const version = gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv;
@@ -248,7 +251,7 @@ export async function decodeCreateBody(
     }
     k.afterProtobuf?.(obj);
   } else {
-    const text = new TextDecoder().decode(body);
+    const text = utf8.decode(body);
     let parsed: unknown;
     try {
       parsed = isYAML ? parseYAML(text, { uniqueKeys: false }) : JSON.parse(text);

@@ -362,7 +362,7 @@ type Output = 'json' | 'yaml' | 'table';
 /** The response media type (handlers/negotiation): Table when asked for, YAML, else JSON. */
 function negotiateOutput(ctx: RequestContext): Output {
   const accept = ctx.request.headers.get('accept');
-  if (!accept) return 'json';
+  if (!accept || accept === 'application/json') return 'json';
   for (const c of parseAccept(accept)) {
     if (c.q <= 0) continue;
     if (c.params.as === 'Table' && c.params.g === 'meta.k8s.io' && (c.params.v === 'v1' || c.params.v === 'v1beta1'))

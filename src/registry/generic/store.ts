@@ -164,7 +164,9 @@ export function generateName(base: string): string {
 
 /** metav1.Time: RFC 3339 in seconds, UTC. */
 export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = d.toISOString();
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 const FinalizerOrphanDependents = 'orphan';

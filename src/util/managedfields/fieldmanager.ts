@@ -126,12 +126,25 @@ function decodeManagedFields(entries: ManagedFieldsEntry[] | undefined): Managed
   return m;
 }
 
+/** Parsed manager identifiers (a handful of distinct ones: one per client and operation). */
+const identifiers = new Map<string, Readonly<ManagedFieldsEntry>>();
+function parseIdentifier(id: string): Readonly<ManagedFieldsEntry> {
+  let e = identifiers.get(id);
+  if (!e) {
+    e = JSON.parse(id) as ManagedFieldsEntry;
+    // Bounded: identifiers come from request data (the manager name).
+    if (identifiers.size >= 1024) identifiers.clear();
+    identifiers.set(id, e);
+  }
+  return e;
+}
+
 /** encodeManagedFields, sorted as sortEncodedManagedFields does. */
 function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefined {
   if (m.fields.size === 0) return undefined;
   const out: ManagedFieldsEntry[] = [];
   for (const [id, vs] of m.fields) {
-    const base = JSON.parse(id) as ManagedFieldsEntry;
+    const base = parseIdentifier(id);
     const e: ManagedFieldsEntry = {
       manager: base.manager,
       operation: vs.applied ? 'Apply' : (base.operation ?? 'Update'),
