@@ -34,6 +34,7 @@ import {
   parseAccept,
   type Status,
 } from '../responsewriters/status.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 export interface RESTOptions {
   store: Store;
@@ -113,7 +114,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         const manager = requestManager(ctx, 'UpdateOptions');
         const r = await store.update(
           info.name,
-          (existing) => fieldManager.update(existing, structuredClone(obj), manager),
+          (existing) => fieldManager.update(existing, deepCopyJSON(obj), manager),
           updateOptions(ctx, o, ns, info.name),
         );
         return objectResponse(ctx, o, r.object, r.created ? 201 : 200);

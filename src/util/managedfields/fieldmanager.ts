@@ -21,6 +21,7 @@ import {
   type JSONMap,
   type JSONValue,
 } from './typed.ts';
+import { deepCopyJSON } from '../deepcopy.ts';
 
 /** metav1.ManagedFieldsEntry. */
 export interface ManagedFieldsEntry {
@@ -185,7 +186,7 @@ const formatTime = (d: Date) => {
 };
 
 function withoutManagedFields(obj: ManagedObject | undefined): JSONMap {
-  const o = structuredClone(obj ?? {}) as ManagedObject;
+  const o = deepCopyJSON(obj ?? {}) as ManagedObject;
   if (o.metadata) delete o.metadata.managedFields;
   return o as JSONMap;
 }
@@ -302,7 +303,7 @@ export class FieldManager {
         throw new FieldManagerError(`failed to decode managed fields: ${(err as Error).message}`, 500);
       }
       try {
-        return { managed, out: this.structuredApply(liveV, structuredClone(patch) as JSONMap, managed, id, force) };
+        return { managed, out: this.structuredApply(liveV, deepCopyJSON(patch) as JSONMap, managed, id, force) };
       } catch (err) {
         if (err instanceof FieldManagerError) throw err;
         if (err instanceof TypedError)
@@ -341,7 +342,7 @@ export class FieldManager {
     }
     // lastappliedupdater.go: kubectl's server-side apply keeps a client-side annotation current.
     if (manager === 'kubectl' && result.metadata?.annotations?.[LastAppliedConfigAnnotation]) {
-      const last = structuredClone(patch);
+      const last = deepCopyJSON(patch);
       if (last.metadata?.annotations) {
         delete last.metadata.annotations[LastAppliedConfigAnnotation];
         if (Object.keys(last.metadata.annotations).length === 0) delete last.metadata.annotations;
