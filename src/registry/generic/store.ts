@@ -163,11 +163,17 @@ export function generateName(base: string): string {
   return base + s;
 }
 
-/** metav1.Time: RFC 3339 in seconds, UTC. */
+let lastSecond = NaN;
+let lastText = '';
+/** metav1.Time: RFC 3339 in seconds, UTC; computed once per second (every create stamps one). */
 export function formatTime(d: Date): string {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second === lastSecond) return lastText;
   const iso = d.toISOString();
   // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
-  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+  lastText = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+  lastSecond = second;
+  return lastText;
 }
 
 const FinalizerOrphanDependents = 'orphan';

@@ -178,12 +178,18 @@ function isReset(mf: unknown): boolean {
   return mf.length === 1 && typeof mf[0] === 'object' && mf[0] !== null && Object.keys(mf[0]).length === 0;
 }
 
-/** metav1.Time: RFC 3339 in seconds, UTC. */
-const formatTime = (d: Date) => {
+let lastSecond = NaN;
+let lastText = '';
+/** metav1.Time: RFC 3339 in seconds, UTC; computed once per second (every create and update stamps one). */
+function formatTime(d: Date): string {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second === lastSecond) return lastText;
   const iso = d.toISOString();
   // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
-  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
-};
+  lastText = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+  lastSecond = second;
+  return lastText;
+}
 
 function withoutManagedFields(obj: ManagedObject | undefined): JSONMap {
   const o = deepCopyJSON(obj ?? {}) as ManagedObject;
