@@ -4,7 +4,7 @@
 // restarts), an admin kubeconfig is written next to the serving certificate
 // (`<cert-dir>/admin.kubeconfig`, mode 0600), and the log says how to use it.
 
-import { parse as parseYAML, stringify as toYAML } from 'yaml';
+import { parse as parseYAML } from 'yaml';
 import type {
   AuthenticatorResponse,
   RequestAuthenticator,
@@ -52,28 +52,60 @@ export function newAdminToken(): string {
 
 /** The kubeconfig kubectl uses with the admin token. */
 export function adminKubeconfig(server: string, caPEM: string | undefined, token: string): string {
-  const cluster: Record<string, unknown> = { server };
-  if (caPEM) cluster['certificate-authority-data'] = encodeBase64Text(caPEM);
-  return toYAML({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'edge-apiserver', cluster }],
-    users: [{ name: adminUserName, user: { token } }],
-    contexts: [
-      { name: `${adminUserName}@edge-apiserver`, context: { cluster: 'edge-apiserver', user: adminUserName } },
-    ],
-    'current-context': `${adminUserName}@edge-apiserver`,
-  });
+  return kubeconfigText(server, caPEM === undefined ? undefined : encodeBase64Text(caPEM), token);
+}
+
+// The document yaml.stringify writes for this shape, as a template: the yaml package's first
+// parse or stringify costs milliseconds of start-up. A value that is not a safe plain scalar is
+// written as a JSON string, which YAML reads as a double-quoted scalar.
+const scalar = (v: string) => (/^[A-Za-z0-9][\w:/.[\]=+-]*$/.test(v) ? v : JSON.stringify(v));
+
+function kubeconfigText(server: string, caData: string | undefined, token: string): string {
+  const ctx = `${adminUserName}@edge-apiserver`;
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '  - name: edge-apiserver',
+    '    cluster:',
+    `      server: ${scalar(server)}`,
+    ...(caData === undefined ? [] : [`      certificate-authority-data: ${scalar(caData)}`]),
+    'users:',
+    `  - name: ${adminUserName}`,
+    '    user:',
+    `      token: ${scalar(token)}`,
+    'contexts:',
+    `  - name: ${ctx}`,
+    '    context:',
+    '      cluster: edge-apiserver',
+    `      user: ${adminUserName}`,
+    `current-context: ${ctx}`,
+    '',
+  ].join('\n');
+}
+
+const tokenPattern = /^[A-Za-z0-9_-]{20,}$/;
+
+/** The token of a kubeconfig exactly as kubeconfigText writes it (no YAML parser needed). */
+function ownKubeconfigToken(text: string): string | undefined {
+  const server = /^ {6}server: (\S+)$/m.exec(text)?.[1];
+  const ca = /^ {6}certificate-authority-data: (\S+)$/m.exec(text)?.[1];
+  const token = /^ {6}token: (\S+)$/m.exec(text)?.[1];
+  if (server === undefined || token === undefined || !tokenPattern.test(token)) return undefined;
+  return kubeconfigText(server, ca, token) === text ? token : undefined;
 }
 
 /** The token of an existing admin kubeconfig (restarts keep the credential), if readable. */
 export async function existingAdminToken(fs: FileSystem, path: string): Promise<string | undefined> {
   try {
-    const doc = parseYAML(new TextDecoder().decode(await fs.readFile(path))) as {
+    const text = new TextDecoder().decode(await fs.readFile(path));
+    const own = ownKubeconfigToken(text);
+    if (own) return own;
+    const doc = parseYAML(text) as {
       users?: { user?: { token?: unknown } }[];
     } | null;
     const t = doc?.users?.[0]?.user?.token;
-    return typeof t === 'string' && /^[A-Za-z0-9_-]{20,}$/.test(t) ? t : undefined;
+    return typeof t === 'string' && tokenPattern.test(t) ? t : undefined;
   } catch {
     return undefined;
   }

@@ -8,10 +8,11 @@
 
 import { bootstrapObjects } from './rbac-bootstrap.generated.ts';
 import { rbacAPIVersion, type RBACObject } from './rbac-policy.ts';
+import { deepCopyJSON } from '../util/deepcopy.ts';
 
 /** A fresh copy of the bootstrap objects (callers may mutate it). */
 export function bootstrapPolicy(): RBACObject[] {
-  return structuredClone(bootstrapObjects) as RBACObject[];
+  return deepCopyJSON(bootstrapObjects) as RBACObject[];
 }
 
 export { rbacAPIVersion };

@@ -22,6 +22,7 @@ import {
   type RoleRef,
   type Subject,
 } from './rbac-policy.ts';
+import { deepCopyJSON } from '../util/deepcopy.ts';
 
 // --- rule matching (rbacv1helpers) ---
 
@@ -247,7 +248,7 @@ export class RBACAuthorizer implements AuthorizerWithRules {
 
   private build(objects: readonly RBACObject[]): Policy {
     // Deep copy: aggregation rewrites ClusterRole rules in place.
-    const copy = structuredClone(this.bootstrap ? reconcileWithBootstrap(objects) : [...objects]) as RBACObject[];
+    const copy = deepCopyJSON(this.bootstrap ? reconcileWithBootstrap(objects) : [...objects]) as RBACObject[];
     return Policy.from(copy);
   }
 

@@ -14,6 +14,7 @@ import { sameJSON } from '../../util/validation/objectmeta.ts';
 import type { KubeObject } from '../generic/store.ts';
 import type { AdmissionPlugin } from '../../admission/interfaces.ts';
 import { rbacGroup } from './resources.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 export interface PolicyRule {
   verbs: string[];
@@ -112,7 +113,7 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     const existing = simple.get(key);
     if (existing) existing.verbs = [...existing.verbs, ...r.verbs];
     else {
-      simple.set(key, structuredClone(r));
+      simple.set(key, deepCopyJSON(r));
       order.push(key);
     }
   }
@@ -188,7 +189,7 @@ function forbidden(resource: string, name: string, message: string): StatusError
 function onlyGCFields(obj: KubeObject, old: KubeObject | undefined): boolean {
   if (!old) return false;
   const strip = (o: KubeObject) => {
-    const c = structuredClone(o);
+    const c = deepCopyJSON(o);
     delete c.metadata.ownerReferences;
     delete c.metadata.finalizers;
     delete c.metadata.resourceVersion;

@@ -14,6 +14,7 @@ import type { Logger } from '../../util/logger.ts';
 import type { KubeObject } from '../generic/store.ts';
 import { Informer } from './informer.ts';
 import { applyObject, deleteObject, reconcileObject, type RBACStores } from './reconcile.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 const kinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
 type Kind = (typeof kinds)[number];
@@ -136,20 +137,24 @@ export class RBACPolicyController {
       // etcd each write is a round trip, and the policy has 131 objects.
       const policy = bootstrapPolicy();
       for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const) {
-        await eachLimit(
-          policy.filter((o) => o.kind === kind),
-          reconcileConcurrency,
-          async (expected) => {
-            const r = await reconcileObject(this.o.stores, expected);
-            counts[r]++;
-            if (r !== 'none')
-              this.o.logger.info(
-                `${r} ${expected.kind.toLowerCase()}.rbac.authorization.k8s.io/${expected.metadata.name}`,
-                undefined,
-                2,
-              );
-          },
-        );
+        // One list per kind and namespace instead of a get per object (131 reads, most of them
+        // NotFound on a new cluster): what it returns is each object's first read.
+        const wanted = policy.filter((o) => o.kind === kind);
+        const stored = new Map<string, KubeObject>();
+        for (const ns of new Set(wanted.map((o) => o.metadata.namespace ?? '')))
+          for (const o of (await this.o.stores[kind].list(ns, {})).items)
+            stored.set(`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
+        await eachLimit(wanted, reconcileConcurrency, async (expected) => {
+          const known = stored.get(`${expected.metadata.namespace ?? ''}/${expected.metadata.name}`) ?? null;
+          const r = await reconcileObject(this.o.stores, expected, known);
+          counts[r]++;
+          if (r !== 'none')
+            this.o.logger.info(
+              `${r} ${expected.kind.toLowerCase()}.rbac.authorization.k8s.io/${expected.metadata.name}`,
+              undefined,
+              2,
+            );
+        });
       }
       this.o.logger.info(
         'Reconciled the RBAC bootstrap policy',
@@ -216,7 +221,7 @@ export class RBACPolicyController {
         }
       }
       if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
-      const next = structuredClone(role);
+      const next = deepCopyJSON(role);
       next.rules = rules;
       try {
         await this.o.stores.ClusterRole.update(role.metadata.name!, next, { namespace: '' });

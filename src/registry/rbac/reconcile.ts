@@ -10,6 +10,7 @@ import type { RBACObject, RoleBinding } from '../../authorization/rbac-policy.ts
 import type { KubeObject, Store } from '../generic/store.ts';
 import { covers, type PolicyRule } from './escalation.ts';
 import { rbacGroup } from './resources.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 export const autoUpdateAnnotation = 'rbac.authorization.kubernetes.io/autoupdate';
 
@@ -38,7 +39,7 @@ export function reconciled(
   if (expected.kind === 'RoleBinding' || expected.kind === 'ClusterRoleBinding') {
     if (!sameJSON(existing.roleRef, expected.roleRef)) return { op: 'recreate', object: toObject(expected) };
   }
-  const out = structuredClone(existing);
+  const out = deepCopyJSON(existing);
   let changed = false;
   const annotations = merge(expected.metadata.annotations, existing.metadata.annotations);
   const labels = merge(expected.metadata.labels, existing.metadata.labels);
@@ -86,7 +87,7 @@ function normSubject(s: unknown): unknown {
 
 /** The object as it is stored (apiVersion and kind set, a fresh copy). */
 export function toObject(o: RBACObject): KubeObject {
-  const out = { apiVersion: `${rbacGroup}/v1`, ...structuredClone(o) } as unknown as KubeObject;
+  const out = { apiVersion: `${rbacGroup}/v1`, ...deepCopyJSON(o) } as unknown as KubeObject;
   // `subjects` is omitempty upstream (the bootstrap system:node binding has none).
   if (Array.isArray(out.subjects) && out.subjects.length === 0) delete out.subjects;
   return out;

@@ -22,6 +22,7 @@ import { formatTime, type KubeObject, type Store } from '../../registry/generic/
 import type { ResourceRegistry } from '../../registry/rest/registry.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { listAndWatch, unrefTimer, type Controller } from './controller.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 const autoUpdateAnnotation = 'apf.kubernetes.io/autoupdate-spec';
 /** Upstream's object count refresh period (storage object count tracker). */
@@ -121,7 +122,7 @@ async function ensure(
   };
   const create = async (want: ConfigObject): Promise<boolean> => {
     try {
-      await store.create(structuredClone(want) as unknown as KubeObject, { namespace: '' });
+      await store.create(deepCopyJSON(want) as unknown as KubeObject, { namespace: '' });
       return true;
     } catch (err) {
       if (err instanceof StatusError && err.status.reason === 'AlreadyExists') return false;
@@ -146,8 +147,8 @@ async function ensure(
     const updateAnnotation = annotation !== String(autoUpdate);
     const specChanged = autoUpdate && !sameJSON(existing.spec, want.spec);
     if (!updateAnnotation && !specChanged) return;
-    const next = structuredClone(existing);
-    if (specChanged) next.spec = structuredClone(want.spec);
+    const next = deepCopyJSON(existing);
+    if (specChanged) next.spec = deepCopyJSON(want.spec);
     if (updateAnnotation)
       next.metadata.annotations = { ...next.metadata.annotations, [autoUpdateAnnotation]: String(autoUpdate) };
     await update(name, next);
@@ -171,7 +172,7 @@ async function ensure(
       const existing = await get(o.metadata.name);
       if (!existing) return void (await create(o));
       if (sameJSON(existing.spec, o.spec)) return;
-      const next = structuredClone(o) as unknown as KubeObject;
+      const next = deepCopyJSON(o) as unknown as KubeObject;
       next.metadata = {
         ...existing.metadata,
         annotations: { ...existing.metadata.annotations, ...o.metadata.annotations },
@@ -218,7 +219,7 @@ async function updateDangling(
     want.lastTransitionTime = have?.status === want.status ? have.lastTransitionTime : formatTime(new Date());
     try {
       await store.storage.guaranteedUpdate(store.key('', fs.metadata.name), false, undefined, (input) => {
-        const next = structuredClone(input) as KubeObject & { status?: { conditions?: Condition[] } };
+        const next = deepCopyJSON(input) as KubeObject & { status?: { conditions?: Condition[] } };
         const rest = (next.status?.conditions ?? []).filter((c) => c.type !== 'Dangling');
         next.status = { ...next.status, conditions: [...rest, want] };
         delete next.metadata.resourceVersion;

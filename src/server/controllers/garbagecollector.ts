@@ -16,6 +16,7 @@ import type { RegisteredResource, ResourceRegistry } from '../../registry/rest/r
 import type { OwnerReference } from '../../util/validation/objectmeta.ts';
 import type { Logger } from '../../util/logger.ts';
 import { listAndWatch, type Controller } from './controller.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 /** Retries must not keep the process alive (Node's unref; other runtimes have none). */
 const unref = (t: unknown) => (t as { unref?: () => void }).unref?.();
@@ -229,7 +230,7 @@ class GarbageCollector {
   private async updateOwnerRefs(node: Node, change: (refs: OwnerReference[]) => OwnerReference[]): Promise<void> {
     const current = await node.store.get(node.namespace, node.name);
     if (current.metadata.uid !== node.uid) return;
-    const next = structuredClone(current);
+    const next = deepCopyJSON(current);
     const refs = change(next.metadata.ownerReferences ?? []);
     if (refs.length === (current.metadata.ownerReferences ?? []).length) return;
     if (refs.length) next.metadata.ownerReferences = refs;
@@ -240,7 +241,7 @@ class GarbageCollector {
   private async removeFinalizer(node: Node, finalizer: string): Promise<void> {
     const current = await node.store.get(node.namespace, node.name);
     if (current.metadata.uid !== node.uid || !current.metadata.finalizers?.includes(finalizer)) return;
-    const next = structuredClone(current);
+    const next = deepCopyJSON(current);
     next.metadata.finalizers = current.metadata.finalizers.filter((f) => f !== finalizer);
     await node.store.update(node.name, next, { namespace: node.namespace });
   }

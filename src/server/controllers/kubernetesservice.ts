@@ -9,6 +9,7 @@ import type { ServiceSpec } from '../../registry/core/services.ts';
 import { firstServiceIP, parseCIDR } from '../../registry/core/ipallocator.ts';
 import type { Controller } from './controller.ts';
 import type { Interface } from '../../storage/interfaces.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 const reconcileIntervalMs = 10_000;
 
@@ -73,7 +74,7 @@ export function newKubernetesServiceController(cfg: KubernetesServiceControllerC
  */
 export async function updateMasterLease(leases: Interface, ip: string): Promise<string[]> {
   await leases.guaranteedUpdate(`/masterleases/${ip}`, true, undefined, (input) => {
-    const existing = (input?.metadata ? structuredClone(input) : {}) as KubeObject;
+    const existing = (input?.metadata ? deepCopyJSON(input) : {}) as KubeObject;
     const generation = Number(existing.metadata?.generation ?? 0) + 1;
     return {
       object: {
@@ -155,7 +156,7 @@ export async function reconcileKubernetesService(
       port.targetPort !== c.publicServicePort ||
       port.protocol !== 'TCP';
     if (drift) {
-      const next = structuredClone(existing);
+      const next = deepCopyJSON(existing);
       next.spec = { ...s, type: 'ClusterIP', ports: want.ports };
       await services.update('kubernetes', next, { namespace: 'default' });
     }
@@ -175,7 +176,7 @@ export async function reconcileKubernetesService(
   }
   if (ep && JSON.stringify(ep.subsets) === JSON.stringify(subsets)) return;
   const obj: KubeObject = ep
-    ? { ...structuredClone(ep), subsets }
+    ? { ...deepCopyJSON(ep), subsets }
     : {
         apiVersion: 'v1',
         kind: 'Endpoints',

@@ -6,6 +6,7 @@ import { FinalizerKubernetes } from '../../registry/core/resources.ts';
 import type { KubeObject, Store } from '../../registry/generic/store.ts';
 import type { ResourceRegistry } from '../../registry/rest/registry.ts';
 import { listAndWatch, type Controller } from './controller.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 export function newNamespaceController(): Controller {
   return {
@@ -41,7 +42,7 @@ export async function finalizeNamespace(registry: ResourceRegistry, namespaces: 
   );
   if (rest.length > 0 || (ns.metadata.finalizers?.length ?? 0) > 0) {
     await namespaces.storage.guaranteedUpdate(key, false, undefined, (input) => {
-      const next = structuredClone(input) as KubeObject;
+      const next = deepCopyJSON(input) as KubeObject;
       next.spec = { ...(next.spec as object), finalizers: rest };
       delete next.metadata.resourceVersion;
       return { object: next };
