@@ -54,14 +54,13 @@ function report(code: Buffer, map: { sources: string[]; mappings: string }): voi
   let src = 0;
   let prevCol = -1;
   let prevSrc = -1;
-  let genCol = 0;
   const flush = (endCol: number): void => {
     if (prevCol < 0 || prevSrc < 0) return;
     const base = lineStarts[line]!;
     owner.fill(prevSrc, base + prevCol, Math.min(base + endCol, code.length));
   };
   for (const group of map.mappings.split(';')) {
-    genCol = 0;
+    let genCol = 0;
     prevCol = -1;
     for (const seg of group.split(',')) {
       if (!seg) continue;
@@ -137,4 +136,3 @@ function decodeVLQ(s: string): number[] {
   }
   return out;
 }
-
