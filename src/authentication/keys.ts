@@ -5,6 +5,18 @@
 
 import * as x509 from '../util/x509.ts';
 import { decodeBase64, encodeBase64URL } from '../util/base64.ts';
+import {
+  Tag,
+  children,
+  decodeOID,
+  encodeBitString,
+  encodeInt,
+  encodeOID,
+  encodeOctetString,
+  encodeSequence,
+  expectTag,
+  parseDER,
+} from '../util/der.ts';
 
 export interface PublicKeyEntry {
   key: CryptoKey;
@@ -31,109 +43,25 @@ const curves: Record<string, { crv: string; alg: PublicKeyEntry['alg'] }> = {
   [oids.p521]: { crv: 'P-521', alg: 'ES512' },
 };
 
-// --- a minimal DER reader/writer: enough for key containers ---
-
-interface TLV {
-  tag: number;
-  start: number; // of the value
-  end: number;
-}
-
-function readTLV(b: Uint8Array, off: number): TLV {
-  const tag = b[off]!;
-  let len = b[off + 1]!;
-  let p = off + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + b[p++]!;
-  }
-  if (p + len > b.length) throw new Error('asn1: truncated');
-  return { tag, start: p, end: p + len };
-}
-
-function children(b: Uint8Array, t: TLV): TLV[] {
-  const out: TLV[] = [];
-  for (let p = t.start; p < t.end;) {
-    const c = readTLV(b, p);
-    out.push(c);
-    p = c.end;
-  }
-  return out;
-}
-
-function oidString(b: Uint8Array, t: TLV): string {
-  const v = b.subarray(t.start, t.end);
-  const parts = [Math.floor(v[0]! / 40), v[0]! % 40];
-  let n = 0;
-  for (let i = 1; i < v.length; i++) {
-    n = n * 128 + (v[i]! & 0x7f);
-    if (!(v[i]! & 0x80)) {
-      parts.push(n);
-      n = 0;
-    }
-  }
-  return parts.join('.');
-}
-
-function encLen(n: number): number[] {
-  if (n < 0x80) return [n];
-  const bytes: number[] = [];
-  while (n > 0) {
-    bytes.unshift(n & 0xff);
-    n = Math.floor(n / 256);
-  }
-  return [0x80 | bytes.length, ...bytes];
-}
-
-function der(tag: number, ...parts: Uint8Array[]): Uint8Array {
-  const len = parts.reduce((a, p) => a + p.length, 0);
-  const head = [tag, ...encLen(len)];
-  const out = new Uint8Array(head.length + len);
-  out.set(head);
-  let o = head.length;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
-function encOID(oid: string): Uint8Array {
-  const parts = oid.split('.').map(Number);
-  const bytes = [parts[0]! * 40 + parts[1]!];
-  for (const n of parts.slice(2)) {
-    const chunk: number[] = [n & 0x7f];
-    let v = Math.floor(n / 128);
-    while (v > 0) {
-      chunk.unshift((v & 0x7f) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    bytes.push(...chunk);
-  }
-  return der(0x06, new Uint8Array(bytes));
-}
-
 const NULL = new Uint8Array([0x05, 0x00]);
-const rsaAlgId = () => der(0x30, encOID(oids.rsa), NULL);
+const rsaAlgId = () => encodeSequence(encodeOID(oids.rsa), NULL);
 
 /** PKCS#1 RSAPublicKey → SPKI. */
 function pkcs1PublicToSPKI(pkcs1: Uint8Array): Uint8Array {
-  return der(0x30, rsaAlgId(), der(0x03, new Uint8Array([0]), pkcs1));
+  return encodeSequence(rsaAlgId(), encodeBitString(pkcs1));
 }
 
 /** PKCS#1 RSAPrivateKey → PKCS#8. */
 function pkcs1PrivateToPKCS8(pkcs1: Uint8Array): Uint8Array {
-  return der(0x30, der(0x02, new Uint8Array([0])), rsaAlgId(), der(0x04, pkcs1));
+  return encodeSequence(encodeInt(0), rsaAlgId(), encodeOctetString(pkcs1));
 }
 
 /** SEC1 ECPrivateKey → PKCS#8 (the curve moves into the AlgorithmIdentifier). */
 function sec1ToPKCS8(sec1: Uint8Array): Uint8Array {
-  const seq = children(sec1, readTLV(sec1, 0));
-  const params = seq.find((t) => t.tag === 0xa0);
+  const params = children(parseDER(sec1, Tag.SEQUENCE)).find((t) => t.tag === 0xa0);
   if (!params) throw new Error('EC PRIVATE KEY without curve parameters');
-  const curveOID = oidString(sec1, readTLV(sec1, params.start));
-  return der(0x30, der(0x02, new Uint8Array([0])), der(0x30, encOID(oids.ec), encOID(curveOID)), der(0x04, sec1));
+  const curveOID = decodeOID(parseDER(params.value));
+  return encodeSequence(encodeInt(0), encodeSequence(encodeOID(oids.ec), encodeOID(curveOID)), encodeOctetString(sec1));
 }
 
 /** The key algorithm (and curve) of an SPKI or PKCS#8 AlgorithmIdentifier. */
@@ -141,13 +69,12 @@ function keyAlgorithm(
   b: Uint8Array,
   pkcs8: boolean,
 ): { kind: 'rsa' } | { kind: 'ec'; crv: string; alg: PublicKeyEntry['alg'] } {
-  const top = children(b, readTLV(b, 0));
-  const algId = top[pkcs8 ? 1 : 0]!;
-  const [oidT, paramT] = children(b, algId);
-  const oid = oidString(b, oidT!);
+  const top = children(parseDER(b, Tag.SEQUENCE));
+  const [oidT, paramT] = children(expectTag(top[pkcs8 ? 1 : 0], Tag.SEQUENCE, 'AlgorithmIdentifier'));
+  const oid = decodeOID(oidT!);
   if (oid === oids.rsa) return { kind: 'rsa' };
-  if (oid === oids.ec && paramT && paramT.tag === 0x06) {
-    const c = curves[oidString(b, paramT)];
+  if (oid === oids.ec && paramT && paramT.tag === Tag.OID) {
+    const c = curves[decodeOID(paramT)];
     if (c) return { kind: 'ec', ...c };
   }
   throw new Error(`unsupported key type (algorithm ${oid})`);
@@ -209,11 +136,7 @@ export async function parsePublicKeysPEM(pem: string): Promise<PublicKeyEntry[]>
         keys.push(await publicEntry(pkcs1PublicToSPKI(b.der)));
         break;
       case 'CERTIFICATE':
-        keys.push(
-          await publicEntry(
-            new Uint8Array(new x509.X509Certificate(b.der as Uint8Array<ArrayBuffer>).publicKey.rawData),
-          ),
-        );
+        keys.push(await publicEntry(new x509.X509Certificate(b.der).publicKey.rawData));
         break;
       case 'PRIVATE KEY':
       case 'RSA PRIVATE KEY':

@@ -137,24 +137,22 @@ export class RBACPolicyController {
       // etcd each write is a round trip, and the policy has 131 objects.
       const policy = bootstrapPolicy();
       for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const) {
-        // One list per kind and namespace instead of a get per object (131 reads, most of them
-        // NotFound on a new cluster): what it returns is each object's first read.
-        const wanted = policy.filter((o) => o.kind === kind);
-        const stored = new Map<string, KubeObject>();
-        for (const ns of new Set(wanted.map((o) => o.metadata.namespace ?? '')))
-          for (const o of (await this.o.stores[kind].list(ns, {})).items)
-            stored.set(`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
-        await eachLimit(wanted, reconcileConcurrency, async (expected) => {
-          const known = stored.get(`${expected.metadata.namespace ?? ''}/${expected.metadata.name}`) ?? null;
-          const r = await reconcileObject(this.o.stores, expected, known);
-          counts[r]++;
-          if (r !== 'none')
-            this.o.logger.info(
-              `${r} ${expected.kind.toLowerCase()}.rbac.authorization.k8s.io/${expected.metadata.name}`,
-              undefined,
-              2,
-            );
-        });
+        // A read per object, not one list per kind: that list hung the workerd conformance
+        // run's readiness (1471f78).
+        await eachLimit(
+          policy.filter((o) => o.kind === kind),
+          reconcileConcurrency,
+          async (expected) => {
+            const r = await reconcileObject(this.o.stores, expected);
+            counts[r]++;
+            if (r !== 'none')
+              this.o.logger.info(
+                `${r} ${expected.kind.toLowerCase()}.rbac.authorization.k8s.io/${expected.metadata.name}`,
+                undefined,
+                2,
+              );
+          },
+        );
       }
       this.o.logger.info(
         'Reconciled the RBAC bootstrap policy',

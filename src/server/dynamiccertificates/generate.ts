@@ -1,11 +1,11 @@
 // client-go cert.GenerateSelfSignedCertKeyWithOptions on WebCrypto (client-go/util/cert/cert.go): a
-// throwaway self-signed CA and a serving leaf signed by it, RSA-2048, SHA-256, valid from one
-// hour ago. Portable: runs wherever crypto.subtle does.
+// throwaway self-signed CA and a serving leaf signed by it, RSA-2048 (or the caller's ECDSA keys),
+// SHA-256, valid from one hour ago. Portable: runs wherever crypto.subtle does.
 
 import * as x509 from './x509.ts';
 import { encodePEM, pkcs8ToPkcs1 } from './pem.ts';
 import { isIP } from '../../util/net.ts';
-import { generateSelfSignedKeyPairs, rsaKeyParams as rsa } from './rsa-keys.ts';
+import { generateSelfSignedKeyPairs } from './rsa-keys.ts';
 
 export interface SelfSignedCertKeyOptions {
   /** Goes into the CN (`<host>@<unix>`) and the SANs (IP SAN when it parses as an IP). */
@@ -23,14 +23,14 @@ export interface SelfSignedCertKeyOptions {
 export interface CertKeyPEM {
   /** Leaf followed by the CA. */
   cert: string;
-  /** The leaf key as `RSA PRIVATE KEY` (PKCS#1), as Go writes it. */
+  /** The leaf key: RSA as `RSA PRIVATE KEY` (PKCS#1), as Go writes it; ECDSA as `PRIVATE KEY` (PKCS#8). */
   key: string;
 }
 
 const day = 24 * 60 * 60 * 1000;
 const KU = x509.KeyUsageFlags;
 
-/** A random serial in [1, 2^63−1), hex. */
+/** A random serial in [1, 2^63), hex. */
 function randomSerial(): string {
   const b = crypto.getRandomValues(new Uint8Array(8));
   b[0]! &= 0x7f;
@@ -45,6 +45,10 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
   const unix = Math.floor(now.getTime() / 1000);
   // Both keys at once: WebCrypto generates them off the main thread on Node.
   const [caKeys, keys] = await (opts.keys ?? generateSelfSignedKeyPairs());
+  const rsa = caKeys.privateKey.algorithm.name !== 'ECDSA';
+  const signingAlgorithm = { name: caKeys.privateKey.algorithm.name, hash: 'SHA-256' };
+  // Only RSA keys get KeyEncipherment (crypto/tls/generate_cert.go).
+  const encipherment = rsa ? KU.keyEncipherment : 0;
 
   const caSubject: x509.JsonName = [{ CN: [`${opts.host}-ca@${unix}`] }];
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
@@ -53,9 +57,9 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
     notBefore,
     notAfter,
     keys: caKeys,
-    signingAlgorithm: rsa,
+    signingAlgorithm,
     extensions: [
-      new x509.KeyUsagesExtension(KU.keyEncipherment | KU.digitalSignature | KU.keyCertSign, true),
+      new x509.KeyUsagesExtension(encipherment | KU.digitalSignature | KU.keyCertSign, true),
       new x509.BasicConstraintsExtension(true, undefined, true),
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
@@ -80,9 +84,9 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
     notAfter,
     publicKey: keys.publicKey,
     signingKey: caKeys.privateKey,
-    signingAlgorithm: rsa,
+    signingAlgorithm,
     extensions: [
-      new x509.KeyUsagesExtension(KU.keyEncipherment | KU.digitalSignature, true),
+      new x509.KeyUsagesExtension(encipherment | KU.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.BasicConstraintsExtension(false, undefined, true),
       await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
@@ -93,6 +97,6 @@ export async function generateSelfSignedCertKey(opts: SelfSignedCertKeyOptions):
   const pkcs8 = new Uint8Array((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer);
   return {
     cert: leaf.toString('pem') + '\n' + ca.toString('pem') + '\n',
-    key: encodePEM('RSA PRIVATE KEY', pkcs8ToPkcs1(pkcs8)),
+    key: rsa ? encodePEM('RSA PRIVATE KEY', pkcs8ToPkcs1(pkcs8)) : encodePEM('PRIVATE KEY', pkcs8),
   };
 }

@@ -1,2 +1,2 @@
-// @peculiar/x509 for the certificate code, through src/util/x509.ts (the one reflect-metadata import site).
+// The certificate code's X.509 module (src/util/x509.ts: own DER parser and generator on WebCrypto).
 export * from '../../util/x509.ts';

@@ -14,7 +14,7 @@ import { generateSelfSignedKeyPairs } from '../dynamiccertificates/rsa-keys.ts';
 
 export type { SecureServingInfo, TLSVersion };
 
-// Certificate code (and @peculiar/x509) loads only where TLS is served, keeping edge bundles small.
+// Certificate code loads only where TLS is served.
 const loadCertCode = async () => {
   const [content, generate] = await Promise.all([
     import('../dynamiccertificates/content.ts'),
@@ -290,8 +290,9 @@ export class SecureServingOptions implements OptionsGroup {
 
     const fs = ctx.fileSystem;
     const reload = { logger };
-    // The loopback keys are generated off the main thread while the certificate code loads.
-    const loopbackKeys = this.loopback ? generateSelfSignedKeyPairs() : undefined;
+    // The loopback keys (ECDSA P-256: internal only, made at every start) are generated off the
+    // main thread while the certificate code loads.
+    const loopbackKeys = this.loopback ? generateSelfSignedKeyPairs('ECDSA') : undefined;
     loopbackKeys?.catch(() => undefined); // awaited below; a failure surfaces there
     const { DynamicCertKeyPairContent, StaticCertKeyContent, generateSelfSignedCertKey } = await loadCertCode();
     const [serving, loopbackCert] = await Promise.all([
