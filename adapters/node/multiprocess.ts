@@ -10,7 +10,7 @@
 // that opened it (kine polls the table for other writers; ours does not), so a second process
 // would not see the first one's writes in its watches and caches.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -112,6 +112,8 @@ export async function superviseProcesses(argv: string[], n: number, opts: Superv
   }
   args.push('--permit-port-sharing=true');
   const cli = opts.cli ?? binPath();
+  // Loaded here: a single-process start (the common case) does not pay for node:child_process.
+  const { spawn } = await import('node:child_process');
   const children = new Map<number, ChildProcess>();
   let stopping = false;
   let firstExit: number | undefined;

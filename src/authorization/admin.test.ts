@@ -42,3 +42,19 @@ test('existingAdminToken: our own file, an edited one (YAML), and a bad token', 
     undefined,
   );
 });
+
+test('admin kubeconfig scalars (tokens, URLs, base64) are quoted exactly where yaml.stringify quotes them', () => {
+  const values = ['-abc', '_abc', '1abc', '123', '-123', '0x1f', '0o17', '12e3', '-1E10', 'true', 'Null', 'yes', '~'];
+  values.push('-', '--x', 'a-', '1_000', '.5', '1.5', 'inf', '.inf', '.NaN', '_', 'a:b', '[x', 'x y', 'é');
+  for (let i = 0; i < 2000; i++) {
+    const b = crypto.getRandomValues(new Uint8Array(1 + (i % 40)));
+    values.push(Buffer.from(b).toString('base64url'));
+  }
+  for (const v of values) {
+    const text = adminKubeconfig('https://localhost:6443', undefined, v);
+    assert.equal(parse(text).users[0].user.token, v);
+    // Other text (spaces, non-ASCII) may be quoted where yaml.stringify would not: same value.
+    if (/^[\w.:/[\]=+-]+$/.test(v))
+      assert.equal(text.split('\n')[9], stringify({ token: v }).trimEnd().replace(/^/, '      '), v);
+  }
+});

@@ -56,9 +56,13 @@ export function adminKubeconfig(server: string, caPEM: string | undefined, token
 }
 
 // The document yaml.stringify writes for this shape, as a template: the yaml package's first
-// parse or stringify costs milliseconds of start-up. A value that is not a safe plain scalar is
-// written as a JSON string, which YAML reads as a double-quoted scalar.
-const scalar = (v: string) => (/^[A-Za-z0-9][\w:/.[\]=+-]*$/.test(v) ? v : JSON.stringify(v));
+// parse or stringify costs milliseconds of start-up. A value is written plain when YAML's core
+// schema reads it back as that string (as yaml.stringify does), otherwise as a JSON string, which
+// YAML reads as a double-quoted scalar.
+const plainText = /^(?:[\w]|-(?=.))[\w.:/[\]=+-]*$/;
+const coreSchemaNonString =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const scalar = (v: string) => (plainText.test(v) && !coreSchemaNonString.test(v) ? v : JSON.stringify(v));
 
 function kubeconfigText(server: string, caData: string | undefined, token: string): string {
   const ctx = `${adminUserName}@edge-apiserver`;
