@@ -12,7 +12,6 @@
 // --max-semi-space-size=32 (MiB, default 16): a request's objects mostly die young, and under a
 // flood they live for a few event-loop turns; a larger young generation keeps them out of the
 // old one (fewer, shorter GC pauses; bench/apf.ts, docs/node.md "Node flags").
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +55,7 @@ if (bundle) {
   }
   // Its own process group: a terminal's Ctrl-C reaches only this process, which forwards it
   // once (two deliveries would count as the "second signal" that exits at once).
+  const { spawn } = await import('node:child_process');
   const child = spawn(bundled, ['--max-semi-space-size=32', here + 'bin.mjs', ...process.argv.slice(2)], {
     stdio: 'inherit',
     detached: true,

@@ -75,15 +75,23 @@ export class FairDispatcher {
   }
 
   dispatch(req: PendingRequest): void {
-    this.schedule();
-    if (!this.fresh.length && !this.ready.length && this.started < this.perTurn) {
-      this.started++;
-      return req.start();
-    }
+    if (this.tryStart()) return req.start();
     let queue = this.queues.get(req.connection);
     if (!queue) this.queues.set(req.connection, (queue = []));
     if (!queue.length) this.fresh.push(queue);
     queue.push(req);
+  }
+
+  /**
+   * Whether a request may start now, without waiting (nothing waits and the turn's budget
+   * lasts); it then counts as started. The uncontended case, with no PendingRequest to build.
+   * False: pass the request to `dispatch`.
+   */
+  tryStart(): boolean {
+    this.schedule();
+    if (this.fresh.length || this.ready.length || this.started >= this.perTurn) return false;
+    this.started++;
+    return true;
   }
 
   private schedule(): void {

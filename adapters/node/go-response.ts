@@ -146,3 +146,56 @@ export class GoServerResponse extends ServerResponse {}
   // An `Expect: 100-continue` head may already be on its way.
   if (this._header && !this._headerSent) this._header = goResponseHead(this._header, this.req?.httpVersionMinor === 0);
 };
+
+const presetKey = Symbol('presetHeaders');
+type WriteHead = (statusCode: number, reason?: unknown, headers?: unknown) => ServerResponse;
+const writeHead = ServerResponse.prototype.writeHead as WriteHead;
+
+/**
+ * Hands the chain's shared header map (Transport.presetHeaders) to the response, to be merged
+ * into the header object of its writeHead, where the Response's own names win (compared case-
+ * insensitively). Unlike setHeader for each, this keeps Node on writeHead's fast path (no
+ * progressive header map, the Response's headers not set one by one). False when `res` is no
+ * GoServerResponse (the caller sets the headers itself).
+ */
+export function presetResponseHeaders(res: object, headers: Iterable<[string, string]>): boolean {
+  if (!(res instanceof GoServerResponse)) return false;
+  (res as unknown as Record<symbol, unknown>)[presetKey] = headers;
+  return true;
+}
+
+(GoServerResponse.prototype as unknown as { writeHead: WriteHead }).writeHead = function (
+  this: ServerResponse & Record<symbol, unknown>,
+  statusCode,
+  reason,
+  obj,
+) {
+  const preset = this[presetKey] as Iterable<[string, string]> | undefined;
+  if (preset !== undefined) {
+    this[presetKey] = undefined;
+    if (typeof reason === 'string') obj = withPreset(this, preset, obj);
+    else reason = withPreset(this, preset, reason);
+  }
+  return writeHead.call(this, statusCode, reason, obj);
+} as WriteHead;
+
+/** The writeHead header argument with the preset headers it lacks in front. */
+function withPreset(res: ServerResponse, preset: Iterable<[string, string]>, headers: unknown): unknown {
+  if (headers == null) {
+    const out: Record<string, string> = {};
+    for (const [name, value] of preset) if (!res.hasHeader(name)) out[name] = value;
+    return out;
+  }
+  if (typeof headers !== 'object' || Array.isArray(headers)) {
+    // Raw header arrays: set the preset ones progressively (writeHead's own win, as setHeader replaces).
+    for (const [name, value] of preset) res.setHeader(name, value);
+    return headers;
+  }
+  const own = headers as Record<string, unknown>;
+  const lower = new Set<string>();
+  for (const k in own) lower.add(k.toLowerCase());
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of preset) if (!lower.has(name) && !res.hasHeader(name)) out[name] = value;
+  for (const k in own) out[k] = own[k];
+  return out;
+}

@@ -24,7 +24,7 @@ import {
 import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
-import { GoServerResponse } from './go-response.ts';
+import { GoServerResponse, presetResponseHeaders } from './go-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -211,6 +211,8 @@ export class NodeServingListener implements ServingListener {
       }
       if (streamsDispatched && h2)
         return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
+      // Uncontended: start at once, without the closures a waiting request needs.
+      if (dispatcher.tryStart()) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
       if (stream) {
         return dispatcher.dispatch({
@@ -401,6 +403,7 @@ export class NodeServingListener implements ServingListener {
       (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
         h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
         stream.respond = respondWithoutTrailers;
+        if (this.dispatcher.tryStart()) return compat.call(server, stream, headers, flags, rawHeaders);
         this.dispatcher.dispatch({
           connection: stream.session!,
           alive: () => !stream.destroyed,
@@ -627,6 +630,8 @@ class NodeTransport implements Transport {
   /** The filters' headers go to the outgoing message; writeHead's (the Response's) win on a clash. */
   presetHeaders(headers: Headers): void {
     const session = this.session;
+    // HTTP/1: merged into writeHead's header object (go-response.ts), no setHeader per header.
+    if (!session && presetResponseHeaders(this.outgoing, headers)) return;
     for (const [name, value] of headers) {
       if (session && hopByHop.has(name)) {
         if (name === 'connection') closeOnClose(value, session);

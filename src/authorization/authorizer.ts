@@ -33,7 +33,11 @@ export interface AuthorizationResult {
 }
 
 export interface Authorizer {
-  authorize(attributes: Attributes): Promise<AuthorizationResult>;
+  /**
+   * A result, or a Promise of one. The built-in authorizers answer synchronously, so the
+   * authorization filter (and every filter outside it) stays off the Promise path.
+   */
+  authorize(attributes: Attributes): AuthorizationResult | Promise<AuthorizationResult>;
 }
 
 /** authorizer.ResourceRuleInfo (authorization.k8s.io ResourceRule). */

@@ -8,7 +8,7 @@ const allowResult: AuthorizationResult = Object.freeze({ decision: 'Allow', reas
 
 /** AlwaysAllow: every request, and a rules list of `*`. */
 export class AlwaysAllowAuthorizer implements AuthorizerWithRules {
-  async authorize(): Promise<AuthorizationResult> {
+  authorize(): AuthorizationResult {
     return allowResult;
   }
   async rulesFor(): Promise<RulesResult> {
@@ -22,7 +22,7 @@ export class AlwaysAllowAuthorizer implements AuthorizerWithRules {
 
 /** AlwaysDeny: NoOpinion with reason `Everything is forbidden.` (so later authorizers may still allow). */
 export class AlwaysDenyAuthorizer implements AuthorizerWithRules {
-  async authorize(): Promise<AuthorizationResult> {
+  authorize(): AuthorizationResult {
     return { decision: 'NoOpinion', reason: 'Everything is forbidden.' };
   }
   async rulesFor(): Promise<RulesResult> {
@@ -39,7 +39,7 @@ export class PrivilegedGroupAuthorizer {
   constructor(groups: readonly string[]) {
     this.groups = groups;
   }
-  async authorize(a: Attributes): Promise<AuthorizationResult> {
+  authorize(a: Attributes): AuthorizationResult {
     if (!a.user) return { decision: 'NoOpinion', reason: 'Error', error: new Error('no user on request.') };
     for (const g of a.user.groups ?? []) if (this.groups.includes(g)) return allowResult;
     return { decision: 'NoOpinion', reason: '' };

@@ -290,7 +290,7 @@ export class RBACAuthorizer implements AuthorizerWithRules {
     return this.source ? this.source() : this.current;
   }
 
-  async authorize(a: Attributes): Promise<AuthorizationResult> {
+  authorize(a: Attributes): AuthorizationResult {
     const user = a.user ?? { name: '' };
     let allowedBy: string | undefined;
     let errors: Error[] | undefined;

@@ -20,25 +20,66 @@ export class UnionAuthorizer implements Authorizer {
   constructor(authorizers: readonly Authorizer[]) {
     this.authorizers = authorizers;
   }
-  async authorize(a: Attributes): Promise<AuthorizationResult> {
-    let errors: Error[] | undefined;
-    let reasons: string[] | undefined;
-    for (const authz of this.authorizers) {
+  authorize(a: Attributes): AuthorizationResult | Promise<AuthorizationResult> {
+    // Synchronous while the authorizers are (the built-in ones); from the first Promise on, the
+    // rest of the walk awaits.
+    const acc: UnionAccumulator = { errors: undefined, reasons: undefined };
+    const list = this.authorizers;
+    for (let i = 0; i < list.length; i++) {
+      let r: AuthorizationResult | Promise<AuthorizationResult>;
+      try {
+        r = list[i]!.authorize(a);
+      } catch (err) {
+        r = failed(err);
+      }
+      if (r instanceof Promise) return this.authorizeFrom(a, i, r, acc);
+      if (decided(r, acc)) return r;
+    }
+    return noOpinion(acc);
+  }
+
+  private async authorizeFrom(
+    a: Attributes,
+    i: number,
+    first: Promise<AuthorizationResult>,
+    acc: UnionAccumulator,
+  ): Promise<AuthorizationResult> {
+    const list = this.authorizers;
+    let pending: Promise<AuthorizationResult> | undefined = first;
+    for (; i < list.length; i++) {
       let r: AuthorizationResult;
       try {
-        r = await authz.authorize(a);
+        r = await (pending ?? list[i]!.authorize(a));
       } catch (err) {
-        r = { decision: 'NoOpinion', reason: '', error: err instanceof Error ? err : new Error(String(err)) };
+        r = failed(err);
       }
-      if (r.error) (errors ??= []).push(r.error);
-      if (r.reason) (reasons ??= []).push(r.reason);
-      if (r.decision === 'Allow' || r.decision === 'Deny') return r;
+      pending = undefined;
+      if (decided(r, acc)) return r;
     }
-    const error = errors ? aggregateErrors(errors) : undefined;
-    return error
-      ? { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '', error }
-      : { decision: 'NoOpinion', reason: reasons?.join('\n') ?? '' };
+    return noOpinion(acc);
   }
+}
+
+interface UnionAccumulator {
+  errors: Error[] | undefined;
+  reasons: string[] | undefined;
+}
+
+function failed(err: unknown): AuthorizationResult {
+  return { decision: 'NoOpinion', reason: '', error: err instanceof Error ? err : new Error(String(err)) };
+}
+
+/** Records a result's error and reason; true when it decides (Allow or Deny). */
+function decided(r: AuthorizationResult, acc: UnionAccumulator): boolean {
+  if (r.error) (acc.errors ??= []).push(r.error);
+  if (r.reason) (acc.reasons ??= []).push(r.reason);
+  return r.decision === 'Allow' || r.decision === 'Deny';
+}
+
+function noOpinion(acc: UnionAccumulator): AuthorizationResult {
+  const error = acc.errors ? aggregateErrors(acc.errors) : undefined;
+  const reason = acc.reasons?.join('\n') ?? '';
+  return error ? { decision: 'NoOpinion', reason, error } : { decision: 'NoOpinion', reason };
 }
 
 /** unionAuthzRulesHandler: concatenated rules; incomplete if any is; errors aggregated. */

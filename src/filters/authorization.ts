@@ -6,7 +6,7 @@
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import { internalError } from '../endpoints/responsewriters/status.ts';
 import { addAuditAnnotation } from '../audit/context.ts';
-import type { Attributes } from '../authorization/authorizer.ts';
+import type { Attributes, AuthorizationResult } from '../authorization/authorizer.ts';
 import { forbidden } from '../authorization/forbidden.ts';
 import type { Authorizer } from '../authorization/authorizer.ts';
 import type { Logger } from '../util/logger.ts';
@@ -61,20 +61,12 @@ export function withAuthorization(next: Handler, c: AuthorizationFilterConfig): 
     c.logger.info('Authorization is disabled', undefined, 1);
     return next;
   }
-  return async (ctx) => {
-    const attrs = getAuthorizerAttributes(ctx);
-    if (attrs instanceof Error) return internalError(ctx.request, attrs, ctx.url);
-    let result;
-    const start = performance.now();
-    try {
-      result = await authz.authorize(attrs);
-    } catch (err) {
-      result = {
-        decision: 'NoOpinion' as const,
-        reason: '',
-        error: err instanceof Error ? err : new Error(String(err)),
-      };
-    }
+  const decide = (
+    ctx: RequestContext,
+    attrs: Attributes,
+    result: AuthorizationResult,
+    start: number,
+  ): Response | Promise<Response> => {
     c.metrics.recordAuthorization(
       result.error
         ? 'error'
@@ -98,5 +90,29 @@ export function withAuthorization(next: Handler, c: AuthorizationFilterConfig): 
     addAuditAnnotation(ctx, decisionAnnotationKey, 'forbid');
     addAuditAnnotation(ctx, reasonAnnotationKey, result.reason);
     return forbidden(attrs, result.reason, ctx.request, ctx.url);
+  };
+  const failed = (err: unknown): AuthorizationResult => ({
+    decision: 'NoOpinion',
+    reason: '',
+    error: err instanceof Error ? err : new Error(String(err)),
+  });
+  // Synchronous when the authorizer answers so (the built-in ones): no Promise per request.
+  return (ctx) => {
+    const attrs = getAuthorizerAttributes(ctx);
+    if (attrs instanceof Error) return internalError(ctx.request, attrs, ctx.url);
+    const start = performance.now();
+    let result: AuthorizationResult | Promise<AuthorizationResult>;
+    try {
+      result = authz.authorize(attrs);
+    } catch (err) {
+      result = failed(err);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (r) => decide(ctx, attrs, r, start),
+        (err: unknown) => decide(ctx, attrs, failed(err), start),
+      );
+    }
+    return decide(ctx, attrs, result, start);
   };
 }

@@ -12,6 +12,7 @@ import {
   type UserInfo,
 } from '../endpoints/request/context.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
+import { HeaderMap } from '../endpoints/request/header-map.ts';
 import { encodeStatus } from '../endpoints/responsewriters/status.ts';
 import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import type { Logger } from '../util/logger.ts';
@@ -49,7 +50,7 @@ export class DeadlineExceededError extends Error {
  * headers), and then the copy (and sorting the outer map to copy it) is never made. Writes are
  * kept on this map and remembered by name, so that an answer in time hands exactly them back.
  */
-class ChildHeaders extends Headers {
+class ChildHeaders extends HeaderMap {
   private readonly outer: Headers;
   private copied = false;
   /** Names written (set, appended or deleted) on this map. */

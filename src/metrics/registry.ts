@@ -87,6 +87,11 @@ function stabilityHelp(level: StabilityLevel, help: string): string {
   return level === 'RAW' ? help : `[${level}] ${help}`;
 }
 
+interface Entry<T> {
+  values: string[];
+  child: T;
+}
+
 abstract class Vec<T> implements Collector {
   readonly name: string;
   readonly help: string;
@@ -94,7 +99,9 @@ abstract class Vec<T> implements Collector {
   readonly stabilityLevel: StabilityLevel;
   readonly labelNames: readonly string[];
   readonly constLabels: [string, string][];
-  protected readonly children = new Map<string, { values: string[]; child: T }>();
+  protected readonly children = new Map<string, Entry<T>>();
+  /** The same series by label value, position by position (see `with`). */
+  private readonly trie = new Map<string, unknown>();
   /** Unlabelled metrics always print (client_golang registers the one series up front). */
   protected readonly alwaysPresent: boolean;
   private readonly resettable: boolean;
@@ -114,23 +121,54 @@ abstract class Vec<T> implements Collector {
 
   /** The series for these label values (positional, or an object keyed by label name). */
   with(labels: Labels = []): T {
-    // Hot path: the key straight from the label values; the values array only for a new series.
-    let key: string;
-    if (Array.isArray(labels)) {
-      if (labels.length !== this.labelNames.length) this.values(labels);
-      key = labels.length === 1 ? String(labels[0]) : labels.join('\u0000');
-    } else key = this.values(labels).join('\u0000');
+    if (!Array.isArray(labels)) return this.entry(this.values(labels)).child;
+    // Hot path (every request records several series): one Map per label position, walked
+    // with the values as given, so no key string is built per call.
+    const n = labels.length;
+    if (n !== this.labelNames.length) this.values(labels);
+    if (n === 0) return this.entry([]).child;
+    let node: Map<string, unknown> = this.trie;
+    for (let i = 0; i < n - 1; i++) {
+      const v = labels[i]!;
+      const next = node.get(typeof v === 'string' ? v : String(v)) as Map<string, unknown> | undefined;
+      if (!next) return this.entry(this.values(labels)).child;
+      node = next;
+    }
+    const last = labels[n - 1]!;
+    const hit = node.get(typeof last === 'string' ? last : String(last)) as Entry<T> | undefined;
+    return (hit ?? this.entry(this.values(labels))).child;
+  }
+
+  /** The series of these (string) values, created on first use and linked into the lookup trie. */
+  private entry(values: string[]): Entry<T> {
+    const key = values.join('\u0000');
     let entry = this.children.get(key);
     if (!entry) {
-      entry = { values: this.values(labels), child: this.newChild() };
+      entry = { values, child: this.newChild() };
       this.children.set(key, entry);
     }
-    return entry.child;
+    if (values.length) {
+      let node = this.trie;
+      for (let i = 0; i < values.length - 1; i++) {
+        let next = node.get(values[i]!) as Map<string, unknown> | undefined;
+        if (!next) node.set(values[i]!, (next = new Map()));
+        node = next;
+      }
+      node.set(values[values.length - 1]!, entry);
+    }
+    return entry;
   }
 
   /** Removes one series; true if it existed. */
   delete(labels: Labels): boolean {
-    return this.children.delete(this.values(labels).join('\u0000'));
+    const values = this.values(labels);
+    const existed = this.children.delete(values.join('\u0000'));
+    if (existed) {
+      // Rebuilt from what is left (deletes are rare: nothing per request).
+      this.trie.clear();
+      for (const e of this.children.values()) this.entry(e.values);
+    }
+    return existed;
   }
 
   private values(labels: Labels): string[] {
@@ -160,7 +198,9 @@ abstract class Vec<T> implements Collector {
   }
 
   reset(): void {
-    if (this.resettable) this.children.clear();
+    if (!this.resettable) return;
+    this.children.clear();
+    this.trie.clear();
   }
 }
 

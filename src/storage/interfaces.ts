@@ -236,7 +236,10 @@ export interface Interface {
 /** A watch.Interface fed by push (the store's and the cacher's watchers build on it). */
 export class WatchChannel<T extends StorageObject = StorageObject> implements WatchInterface<T> {
   private queue: WatchEvent<T>[] = [];
-  private wake?: () => void;
+  /** Index of the next event in `queue` (shift() is O(n) on a long initial-events queue). */
+  private head = 0;
+  /** Consumers waiting in next(), oldest first. */
+  private waiting: ((r: IteratorResult<WatchEvent<T>>) => void)[] = [];
   private stopped = false;
   private closed = false;
   private readonly onStop?: () => void;
@@ -251,49 +254,65 @@ export class WatchChannel<T extends StorageObject = StorageObject> implements Wa
 
   /** Queued events not yet consumed. */
   get pending(): number {
-    return this.queue.length;
+    return this.queue.length - this.head;
   }
 
   send(ev: WatchEvent<T>): boolean {
     if (this.stopped || this.closed) return false;
-    this.queue.push(ev);
-    this.signal();
+    // A waiting consumer takes the event at once: one promise settles, no queue round trip.
+    const w = this.waiting.shift();
+    if (w) w({ value: ev, done: false });
+    else this.queue.push(ev);
     return true;
   }
 
   /** No more events: the consumer gets what is queued, then the iterator returns. */
   close(): void {
     this.closed = true;
-    this.signal();
+    if (this.waiting.length) this.stop();
   }
 
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.queue = [];
-    this.signal();
+    this.head = 0;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w({ value: undefined, done: true });
     this.onStop?.();
   }
 
-  private signal(): void {
-    const w = this.wake;
-    this.wake = undefined;
-    w?.();
+  private next(): Promise<IteratorResult<WatchEvent<T>>> {
+    if (this.stopped) return Promise.resolve({ value: undefined, done: true });
+    if (this.head < this.queue.length) {
+      const ev = this.queue[this.head]!;
+      this.queue[this.head++] = undefined!;
+      if (this.head === this.queue.length) {
+        this.queue = [];
+        this.head = 0;
+      }
+      return Promise.resolve({ value: ev, done: false });
+    }
+    if (this.closed) {
+      // Drained after close: the iteration ends, as a return from the loop would (and stops the channel).
+      this.stop();
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    try {
-      for (;;) {
-        if (this.stopped) return;
-        if (this.queue.length) {
-          yield this.queue.shift()!;
-          continue;
-        }
-        if (this.closed) return;
-        await new Promise<void>((resolve) => (this.wake = resolve));
-      }
-    } finally {
-      this.stop();
-    }
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        this.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      throw: (err?: unknown) => {
+        this.stop();
+        return Promise.reject(err);
+      },
+    };
   }
 }

@@ -38,6 +38,7 @@ import {
 } from './interfaces.ts';
 import { CompactedError, FutureRevisionError, type KV, type KeyValue } from './kv.ts';
 import type { Transformer } from './value/transformer.ts';
+import { deepCopyJSON } from '../util/deepcopy.ts';
 
 /** etcd3/store.go maxLimit: the page size never doubles beyond this. */
 const maxLimit = 10000;
@@ -343,7 +344,7 @@ export class Store implements Interface {
 
   private stateFromObject(obj: StorageObject): ObjState {
     const rev = parseResourceVersion(obj.metadata?.resourceVersion);
-    const copy = structuredClone(obj);
+    const copy = deepCopyJSON(obj);
     return { obj: copy, data: encodeObject(copy), rev, exists: true, ttl: 0, stale: true };
   }
 

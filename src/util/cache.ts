@@ -29,6 +29,8 @@ export class TTLCache<K, V> {
   private readonly map = new Map<K, Slot<V>>();
   private readonly maxEntries: number;
   private readonly now: () => number;
+  /** The slot last inserted or refreshed: the map's last entry while it is in the map. */
+  private last: Slot<V> | undefined;
 
   constructor(options: TTLCacheOptions) {
     this.maxEntries = Math.max(1, options.maxEntries);
@@ -39,9 +41,17 @@ export class TTLCache<K, V> {
   get(key: K): V | undefined {
     const slot = this.map.get(key);
     if (slot === undefined) return undefined;
-    this.map.delete(key);
-    if (slot.expires <= this.now()) return undefined;
-    this.map.set(key, slot);
+    if (slot.expires <= this.now()) {
+      this.map.delete(key);
+      if (this.last === slot) this.last = undefined;
+      return undefined;
+    }
+    // Already the most recently used (one hot client): nothing to refresh.
+    if (this.last !== slot) {
+      this.map.delete(key);
+      this.map.set(key, slot);
+      this.last = slot;
+    }
     return slot.value;
   }
 
@@ -50,7 +60,9 @@ export class TTLCache<K, V> {
     this.map.delete(key);
     if (!(ttl > 0)) return;
     while (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as K);
-    this.map.set(key, { value, expires: this.now() + ttl });
+    const slot = { value, expires: this.now() + ttl };
+    this.map.set(key, slot);
+    this.last = slot;
   }
 
   delete(key: K): void {

@@ -24,3 +24,14 @@ test('deepCopyJSONValue: primitives as they are; non-JSON objects by structuredC
   assert.deepEqual([...c.bytes], [1, 2]);
   assert.equal(c.bare.k, 'v');
 });
+
+test('deepCopyJSON: a __proto__ key is copied as a property, not as the prototype', () => {
+  const o = JSON.parse('{"data":{"__proto__":{"polluted":1},"a":"b"},"s":{"__proto__":"x"}}') as Record<
+    string,
+    Record<string, unknown>
+  >;
+  const c = deepCopyJSON(o);
+  assert.equal(JSON.stringify(c), JSON.stringify(o));
+  assert.equal(Object.getPrototypeOf(c.data), Object.prototype);
+  assert.equal(c.data.polluted, undefined);
+});

@@ -15,7 +15,14 @@ export function deepCopyJSONValue<T>(v: T): T {
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return structuredClone(v);
   const out: Record<string, unknown> = {};
-  for (const k in v) if (Object.hasOwn(v, k)) out[k] = deepCopyJSONValue((v as Record<string, unknown>)[k]);
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    const x = deepCopyJSONValue((v as Record<string, unknown>)[k]);
+    // A `__proto__` key (JSON.parse makes it an own property; a ConfigMap key may be one) stays a property.
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
   return out as T;
 }
 

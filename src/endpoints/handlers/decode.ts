@@ -127,6 +127,26 @@ function internalPackage(group: string): string {
  * registered kind (runtime.Converter: `converting (v1.Secret) to (core.ConfigMap): unknown conversion`),
  * the scheme's for any other (`no kind "X" is registered for version "v" in scheme "…"`).
  */
+const definitions = new WeakMap<KindInfo, { name: string | undefined }>();
+/** The kind's built-in OpenAPI definition name, once per kind. */
+function definitionOf(k: KindInfo): string | undefined {
+  let d = definitions.get(k);
+  if (!d)
+    definitions.set(k, (d = { name: builtinDefinitionName({ group: k.group, version: k.version, kind: k.kind }) }));
+  return d.name;
+}
+
+const topLevel = new WeakMap<KnownFields, KnownFields>();
+/** A kind's known fields with `kind` and `apiVersion`, once per kind. */
+function topLevelFields(fields: KnownFields): KnownFields {
+  let t = topLevel.get(fields);
+  if (!t) topLevel.set(fields, (t = { kind: true, apiVersion: true, ...fields }));
+  return t;
+}
+
+/** One decoder for every body (decode() without streaming keeps no state between calls). */
+const utf8 = new TextDecoder();
+
 function kindMismatch(k: KindInfo, gv: string, kind: string): string {
   if (legacySchemeKinds[gv]?.includes(kind)) {
     const version = gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv;
@@ -248,7 +268,7 @@ export async function decodeCreateBody(
     }
     k.afterProtobuf?.(obj);
   } else {
-    const text = new TextDecoder().decode(body);
+    const text = utf8.decode(body);
     let parsed: unknown;
     try {
       parsed = isYAML ? parseYAML(text, { uniqueKeys: false }) : JSON.parse(text);
@@ -269,16 +289,14 @@ export async function decodeCreateBody(
     if (kind !== k.kind || gv !== apiVersion) {
       throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, kindMismatch(k, gv, kind));
     }
-    const definition = k.unstructured
-      ? undefined
-      : builtinDefinitionName({ group: k.group, version: k.version, kind: k.kind });
+    const definition = k.unstructured ? undefined : definitionOf(k);
     const typeErr = k.unstructured
       ? undefined
       : ((definition && typedDecodeError(obj, definition)) ?? checkTypes(obj, k.fields));
     if (typeErr) throw cannotHandle(kind, k.version, typeErr);
     if (validation !== 'Ignore' && !k.unstructured) {
       const unknown: string[] = [];
-      unknownFields(obj, { kind: true, apiVersion: true, ...k.fields }, '', unknown);
+      unknownFields(obj, topLevelFields(k.fields), '', unknown);
       if (unknown.length) {
         if (validation === 'Strict') {
           const list = unknown.map((u) => `unknown field ${JSON.stringify(u)}`);

@@ -20,6 +20,7 @@ import { FieldManager, FieldManagerError, type ManagedObject } from '../../util/
 import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import { pathString } from '../../util/managedfields/fieldpath.ts';
 import { forbidden, invalid, Path, required, tooLong, type ErrorList } from '../../util/validation/field.ts';
+import { deepCopyJSONValue } from '../../util/deepcopy.ts';
 
 export const JSONPatchType = 'application/json-patch+json';
 export const MergePatchType = 'application/merge-patch+json';
@@ -259,7 +260,7 @@ export async function patchResource(
     try {
       if (isApply) {
         s.checkApplyConfiguration?.(patch as KubeObject);
-        const config = structuredClone(patch) as Record<string, unknown>;
+        const config = deepCopyJSONValue(patch) as Record<string, unknown>;
         for (const f of s.resetFields ?? []) delete config[f];
         out = s.fieldManager.apply(
           current as ManagedObject | undefined,
@@ -302,7 +303,7 @@ export async function patchResource(
 /** The reset fields of `obj` as they are in `current` (absent when absent there). */
 export function resetTo(obj: KubeObject, current: KubeObject | undefined, fields: readonly string[] = []): void {
   for (const f of fields) {
-    if (current && Object.hasOwn(current, f)) obj[f] = structuredClone(current[f]);
+    if (current && Object.hasOwn(current, f)) obj[f] = deepCopyJSONValue(current[f]);
     else delete obj[f];
   }
 }

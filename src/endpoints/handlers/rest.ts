@@ -24,7 +24,7 @@ import { newBadRequest, newInvalid, newMethodNotSupported } from '../apierrors.t
 import { validateListOptions } from './listoptions.ts';
 import type { RequestContext } from '../request/context.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
-import { logRequestObject, logResponseObject } from '../../audit/context.ts';
+import { auditContextFrom, auditEnabled, logRequestObject, logResponseObject } from '../../audit/context.ts';
 import type { Attributes, Operation } from '../../admission/interfaces.ts';
 import {
   errorNegotiated,
@@ -34,6 +34,7 @@ import {
   parseAccept,
   type Status,
 } from '../responsewriters/status.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 export interface RESTOptions {
   store: Store;
@@ -113,7 +114,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
         const manager = requestManager(ctx, 'UpdateOptions');
         const r = await store.update(
           info.name,
-          (existing) => fieldManager.update(existing, structuredClone(obj), manager),
+          (existing) => fieldManager.update(existing, deepCopyJSON(obj), manager),
           updateOptions(ctx, o, ns, info.name),
         );
         return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
@@ -362,7 +363,7 @@ type Output = 'json' | 'yaml' | 'table';
 /** The response media type (handlers/negotiation): Table when asked for, YAML, else JSON. */
 function negotiateOutput(ctx: RequestContext): Output {
   const accept = ctx.request.headers.get('accept');
-  if (!accept) return 'json';
+  if (!accept || accept === 'application/json') return 'json';
   for (const c of parseAccept(accept)) {
     if (c.q <= 0) continue;
     if (c.params.as === 'Table' && c.params.g === 'meta.k8s.io' && (c.params.v === 'v1' || c.params.v === 'v1beta1'))
@@ -380,11 +381,61 @@ function encode(ctx: RequestContext, out: Output, value: unknown, code: number):
   if (out === 'yaml')
     return new Response(toYAML(value), { status: code, headers: { 'content-type': 'application/yaml' } });
   const body = isPrettyPrint(ctx.request, ctx.url) ? goJSON(value, 2) : goJSON(value) + '\n';
+  return jsonResponse(body, code);
+}
+
+function jsonResponse(body: string, code: number): Response {
   return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
+}
+
+/** logResponseObject, building the object only when the request's audit level records it. */
+function logResponseLazily(ctx: RequestContext, value: () => unknown): void {
+  const ac = auditContextFrom(ctx);
+  if (auditEnabled(ac) && ac.event.level !== 'None') logResponseObject(ctx, value());
 }
 
 function withTypeMeta(o: RESTOptions, obj: StorageObject): StorageObject {
   return { apiVersion: o.store.apiVersion, kind: o.store.kind, ...obj };
+}
+
+/**
+ * The compact JSON bytes of withTypeMeta(o, obj), once per object and handler: the watch cache hands
+ * the same (never mutated) objects to every list and every watcher, so a list of 500 or an event
+ * fanned out to 100 watchers serialises each object once (cacher/caching_object.go does this per
+ * encoder for watch events).
+ */
+const jsonCaches = new WeakMap<RESTOptions, WeakMap<StorageObject, Uint8Array>>();
+const utf8 = new TextEncoder();
+function objectJSON(o: RESTOptions, obj: StorageObject): Uint8Array {
+  let cache = jsonCaches.get(o);
+  if (!cache) jsonCaches.set(o, (cache = new WeakMap()));
+  let json = cache.get(obj);
+  if (json === undefined) {
+    json = utf8.encode(goJSON(withTypeMeta(o, obj)));
+    cache.set(obj, json);
+  }
+  return json;
+}
+
+const comma = utf8.encode(',');
+const listTail = utf8.encode(']}\n');
+
+/** The parts, with `sep` between the middle ones (indices 1 … n-2), in one buffer. */
+function concat(parts: Uint8Array[], sep?: Uint8Array): Uint8Array<ArrayBuffer> {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  if (sep && parts.length > 3) n += sep.length * (parts.length - 3);
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    if (sep && i > 1 && i < parts.length - 1) {
+      out.set(sep, at);
+      at += sep.length;
+    }
+    out.set(parts[i]!, at);
+    at += parts[i]!.length;
+  }
+  return out;
 }
 
 function objectResponse(ctx: RequestContext, o: RESTOptions, obj: KubeObject, code: number): Response {
@@ -403,13 +454,19 @@ function listResponse(
   if (list.continue) meta.continue = list.continue;
   if (list.remainingItemCount !== undefined) meta.remainingItemCount = list.remainingItemCount;
   if (out === 'table') return encode(ctx, 'json', table(ctx, o, list.items, list.resourceVersion, meta), 200);
-  const body = {
-    kind: o.store.listKind,
-    apiVersion: o.store.apiVersion,
-    metadata: meta,
-    items: list.items.map((i) => withTypeMeta(o, i)),
-  };
-  return encode(ctx, out, body, 200);
+  const head = { kind: o.store.listKind, apiVersion: o.store.apiVersion, metadata: meta };
+  const body = () => ({ ...head, items: list.items.map((i) => withTypeMeta(o, i)) });
+  if (out === 'json' && !isPrettyPrint(ctx.request, ctx.url)) {
+    // Compact JSON composes: the list is its head and each item's (cached) JSON, as goJSON(body()) + "\n".
+    logResponseLazily(ctx, body);
+    const n = list.items.length;
+    const parts = new Array<Uint8Array>(n + 2);
+    parts[0] = utf8.encode(`${goJSON(head).slice(0, -1)},"items":[`);
+    for (let i = 0; i < n; i++) parts[i + 1] = objectJSON(o, list.items[i]!);
+    parts[n + 1] = listTail;
+    return new Response(concat(parts, comma), { status: 200, headers: { 'content-type': 'application/json' } });
+  }
+  return encode(ctx, out, body(), 200);
 }
 
 /** meta.k8s.io/v1 Table with rows carrying PartialObjectMetadata (includeObject=Metadata, the default). */
@@ -446,6 +503,14 @@ function statusResponse(ctx: RequestContext, status: Status): Response {
   return encode(ctx, 'json', body, status.code ?? 200);
 }
 
+const eventHeads = new Map<string, Uint8Array>();
+const eventHead = (type: string) => {
+  let h = eventHeads.get(type);
+  if (!h) eventHeads.set(type, (h = utf8.encode(`{"type":${JSON.stringify(type)},"object":`)));
+  return h;
+};
+const eventTail = utf8.encode('}\n');
+
 /**
  * handlers/watch.go: one JSON object per line, flushed per event; the watch ends after
  * timeoutSeconds (or a random [min, 2·min) request timeout) or when the client goes.
@@ -454,7 +519,6 @@ function watchResponse(ctx: RequestContext, o: RESTOptions, w: WatchInterface): 
   const requested = intParam(ctx, 'timeoutSeconds');
   const timeoutMs =
     (requested !== undefined && requested > 0 ? requested : o.minRequestTimeoutSeconds * (1 + Math.random())) * 1000;
-  const enc = new TextEncoder();
   const asTable = negotiateOutput(ctx) === 'table';
   const it = w[Symbol.asyncIterator]();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -481,13 +545,13 @@ function watchResponse(ctx: RequestContext, o: RESTOptions, w: WatchInterface): 
         return;
       }
       const ev = r.value;
-      let object: unknown = ev.object;
-      if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK')
+      if (ev.type === 'ERROR' || ev.type === 'BOOKMARK')
+        controller.enqueue(utf8.encode(goJSON({ type: ev.type, object: ev.object }) + '\n'));
+      else if (asTable) {
         // kubectl get -w asks for Table: each event carries a one-row Table.
-        object = asTable
-          ? table(ctx, o, [ev.object as KubeObject], ev.object.metadata?.resourceVersion ?? '')
-          : withTypeMeta(o, ev.object);
-      controller.enqueue(enc.encode(goJSON({ type: ev.type, object }) + '\n'));
+        const object = table(ctx, o, [ev.object as KubeObject], ev.object.metadata?.resourceVersion ?? '');
+        controller.enqueue(utf8.encode(goJSON({ type: ev.type, object }) + '\n'));
+      } else controller.enqueue(concat([eventHead(ev.type), objectJSON(o, ev.object), eventTail]));
     },
     cancel() {
       clearTimeout(timer);

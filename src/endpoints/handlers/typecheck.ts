@@ -31,8 +31,19 @@ type GoType =
   | { kind: 'int'; bits: 'int32' | 'int64' }
   | { kind: 'map' | 'slice'; elem: GoType };
 
+const anyType: GoType = { kind: 'any' };
+/** goTypeOf of each (deep-frozen, built-in) schema: the walk asks for the same ones on every request. */
+const goTypes = new WeakMap<SchemaObject, GoType>();
+
 function goTypeOf(s: SchemaObject | undefined, depth = 0): GoType {
-  if (!s || depth > 64) return { kind: 'any' };
+  if (!s || depth > 64) return anyType;
+  if (depth > 0) return computeGoType(s, depth);
+  let t = goTypes.get(s);
+  if (!t) goTypes.set(s, (t = computeGoType(s, 0)));
+  return t;
+}
+
+function computeGoType(s: SchemaObject, depth: number): GoType {
   const ref = s.$ref ?? (s.allOf?.length === 1 ? s.allOf[0]!.$ref : undefined);
   if (ref !== undefined) {
     const name = refName(ref);
@@ -164,9 +175,14 @@ function check(v: unknown, t: GoType, at: Where): string | undefined {
 function checkStruct(obj: Record<string, unknown>, t: GoType & { kind: 'struct' }, path: string[]): string | undefined {
   const props = t.schema.properties ?? {};
   const struct = t.name ? t.name.slice(t.name.lastIndexOf('.') + 1) : (path[path.length - 1] ?? '');
-  for (const [key, value] of Object.entries(obj)) {
-    if (!Object.hasOwn(props, key)) continue;
-    const e = check(value, goTypeOf(props[key] as SchemaObject), { struct, path: [...path, key] });
+  for (const key in obj) {
+    if (!Object.hasOwn(obj, key) || !Object.hasOwn(props, key)) continue;
+    const value = obj[key];
+    // Scalars of the right type are the common case: no Where to build.
+    if (value === null || value === undefined) continue;
+    const type = goTypeOf(props[key] as SchemaObject);
+    if (type.kind === 'any' || (type.kind === 'string' && typeof value === 'string')) continue;
+    const e = check(value, type, { struct, path: [...path, key] });
     if (e) return e;
   }
   return undefined;

@@ -2,6 +2,7 @@
 // shared http.ResponseWriter header map, made explicit for Web-standard handlers.
 
 import type { RequestInfo } from './requestinfo.ts';
+import { HeaderMap } from './header-map.ts';
 
 /** What only the listener knows about the connection (the adapters fill it in). */
 export interface Transport {
@@ -108,7 +109,8 @@ export function newRequestContext(request: Request, transport?: Transport): Requ
     request,
     url: new URL(request.url),
     transport: transport ?? emptyTransport,
-    responseHeaders: new Headers(),
+    // A Headers over a plain Map: filters write a few headers per request (see header-map.ts).
+    responseHeaders: new HeaderMap(),
     receivedTimestamp: Date.now(),
     signal: request.signal ?? neverAborted,
     values: new Map(),

@@ -37,6 +37,7 @@ import { invalid, Path, type ErrorList } from '../../util/validation/field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, type ObjectMeta } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSSubdomain, type ValidateNameFunc } from '../../util/validation/validation.ts';
 import type { TableConvertor } from './table.ts';
+import { deepCopyJSON } from '../../util/deepcopy.ts';
 
 /** A Kubernetes object as the registry handles it: JSON with ObjectMeta. */
 export interface KubeObject extends StorageObject {
@@ -162,9 +163,17 @@ export function generateName(base: string): string {
   return base + s;
 }
 
-/** metav1.Time: RFC 3339 in seconds, UTC. */
+let lastSecond = NaN;
+let lastText = '';
+/** metav1.Time: RFC 3339 in seconds, UTC; computed once per second (every create stamps one). */
 export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second === lastSecond) return lastText;
+  const iso = d.toISOString();
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
+  lastText = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+  lastSecond = second;
+  return lastText;
 }
 
 const FinalizerOrphanDependents = 'orphan';
@@ -329,14 +338,14 @@ export class Store {
     let created = false;
     const tryUpdate = async (existing: KubeObject | undefined): Promise<KubeObject> => {
       created = false;
-      const obj = typeof updated === 'function' ? updated(existing && structuredClone(existing)) : updated;
+      const obj = typeof updated === 'function' ? updated(existing && deepCopyJSON(existing)) : updated;
       obj.metadata ??= {};
       const newRV = obj.metadata.resourceVersion ?? '';
       if (!existing) {
         if ((!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) || opts.subresource)
           throw newNotFound(this.qualifiedResource, name);
         if (newRV) throw newNotFound(this.qualifiedResource, name);
-        const fresh = structuredClone(obj);
+        const fresh = deepCopyJSON(obj);
         await opts.admit?.(fresh, undefined);
         this.beforeCreate(fresh, opts.namespace);
         this.validateCreate(fresh);
@@ -344,7 +353,7 @@ export class Store {
         created = true;
         return fresh;
       }
-      const next = structuredClone(obj);
+      const next = deepCopyJSON(obj);
       await opts.admit?.(next, existing);
       const existingRV = existing.metadata.resourceVersion ?? '';
       if (!newRV) {
@@ -370,7 +379,7 @@ export class Store {
       const out = (await this.storage.guaranteedUpdate(key, true, undefined, async (input, res) => {
         const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
         // The stored bytes never carry resourceVersion; the store stamps it.
-        const stored = structuredClone(next);
+        const stored = deepCopyJSON(next);
         delete stored.metadata.resourceVersion;
         return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
       })) as KubeObject;
@@ -436,14 +445,14 @@ export class Store {
     if (finalizers.size > 0) {
       if (existing.metadata.deletionTimestamp && finalizers.size === (existing.metadata.finalizers?.length ?? 0))
         return { deleted: false, object: existing };
-      const marked = structuredClone(existing);
+      const marked = deepCopyJSON(existing);
       marked.metadata.finalizers = [...finalizers];
       marked.metadata.deletionTimestamp ??= formatTime(this.now());
       marked.metadata.deletionGracePeriodSeconds ??= 0;
       if (opts.dryRun) return { deleted: false, object: marked };
       try {
         const out = await this.storage.guaranteedUpdate(key, false, opts.preconditions, (input) => {
-          const next = structuredClone(input) as KubeObject;
+          const next = deepCopyJSON(input) as KubeObject;
           next.metadata.finalizers = [...new Set([...(next.metadata.finalizers ?? []), ...finalizers])];
           next.metadata.deletionTimestamp ??= marked.metadata.deletionTimestamp;
           next.metadata.deletionGracePeriodSeconds ??= 0;

@@ -73,40 +73,61 @@ export function installPathHandler(
   }
 }
 
+/** Shared by every request without `?exclude=` (never written: nothing to delete from it). */
+const noneExcluded = new Set<string>();
+
+interface RootState {
+  excluded: Set<string>;
+  unmatched: Set<string>;
+  body: string;
+  failed: boolean;
+}
+
 function rootHandler(endpoint: string, checks: readonly HealthChecker[], observer: HealthObserver): Handler {
-  return async (ctx) => {
-    // Hot path (health probes, benchmarks): no query string, no parsing of one.
-    const params = ctx.url.search ? ctx.url.searchParams : undefined;
-    const excluded = new Set(params?.getAll('exclude').map((s) => s.trim()));
-    const unmatched = excluded.size ? new Set(excluded) : excluded;
-    let body = '';
-    let failed = false;
-    for (const check of checks) {
-      if (excluded.has(check.name)) {
-        unmatched.delete(check.name);
-        body += `[+]${check.name} excluded: ok\n`;
-        continue;
-      }
-      if (check.group && excluded.has(check.group)) {
-        unmatched.delete(check.group);
-        body += `[+]${check.name} excluded with ${check.group}: ok\n`;
-        continue;
-      }
-      let error: unknown;
-      try {
-        // Most checks answer synchronously: no Promise hop for those.
-        const pending = check.check(ctx);
-        if (pending) await pending;
-      } catch (err) {
-        error = err ?? new Error('unknown error');
-      }
-      observer.onCheck?.(endpoint, check.name, error);
-      if (error === undefined) body += `[+]${check.name} ok\n`;
-      else {
-        failed = true;
-        body += `[-]${check.name} failed: reason withheld\n`;
-      }
+  const record = (s: RootState, name: string, error: unknown) => {
+    observer.onCheck?.(endpoint, name, error);
+    if (error === undefined) s.body += `[+]${name} ok\n`;
+    else {
+      s.failed = true;
+      s.body += `[-]${name} failed: reason withheld\n`;
     }
+  };
+  // Synchronous while the checks are (most answer at once): no Promise per probe for those.
+  const evaluate = (ctx: RequestContext, s: RootState, from: number): Response | Promise<Response> => {
+    for (let i = from; i < checks.length; i++) {
+      const check = checks[i]!;
+      if (s.excluded.has(check.name)) {
+        s.unmatched.delete(check.name);
+        s.body += `[+]${check.name} excluded: ok\n`;
+        continue;
+      }
+      if (check.group && s.excluded.has(check.group)) {
+        s.unmatched.delete(check.group);
+        s.body += `[+]${check.name} excluded with ${check.group}: ok\n`;
+        continue;
+      }
+      let pending: void | Promise<void>;
+      try {
+        pending = check.check(ctx);
+      } catch (err) {
+        record(s, check.name, err ?? new Error('unknown error'));
+        continue;
+      }
+      if (pending) {
+        const next = i + 1;
+        return pending.then(
+          () => (record(s, check.name, undefined), evaluate(ctx, s, next)),
+          (err: unknown) => (record(s, check.name, err ?? new Error('unknown error')), evaluate(ctx, s, next)),
+        );
+      }
+      record(s, check.name, undefined);
+    }
+    return respond(ctx, s);
+  };
+  const respond = (ctx: RequestContext, s: RootState): Response => {
+    let body = s.body;
+    const { unmatched, failed } = s;
+    const params = ctx.url.search ? ctx.url.searchParams : undefined;
     if (unmatched.size) {
       const names = [...unmatched].sort().map(goQuote).join(',');
       body += `warn: some health checks cannot be excluded: no matches for ${names}\n`;
@@ -117,5 +138,13 @@ function rootHandler(endpoint: string, checks: readonly HealthChecker[], observe
     }
     if (!params?.has('verbose')) return new Response('ok', { headers: textHeaders });
     return new Response(`${body}${endpoint} check passed\n`, { headers: textHeaders });
+  };
+  return (ctx) => {
+    // Hot path (health probes, benchmarks): no query string, no parsing of one.
+    const excluded = ctx.url.search
+      ? new Set(ctx.url.searchParams.getAll('exclude').map((x) => x.trim()))
+      : noneExcluded;
+    const unmatched = excluded.size ? new Set(excluded) : excluded;
+    return evaluate(ctx, { excluded, unmatched, body: '', failed: false }, 0);
   };
 }

@@ -542,24 +542,24 @@ export class Cacher implements Interface {
     }
     const listRV = this.rv;
     const items: StorageObject[] = [];
-    let lastKey = '';
     let more = false;
     let total = 0;
     const snap = this.snapshot(k, recursive);
+    const everythingMatches = pred.empty();
     for (const obj of snap) {
-      if (!pred.matches(obj)) continue;
+      if (!everythingMatches && !pred.matches(obj)) continue;
       total++;
       if (pred.limit > 0 && items.length >= pred.limit) {
         more = true;
-        if (!pred.empty()) break;
+        if (!everythingMatches) break;
         continue;
       }
       items.push(obj);
-      lastKey = this.keyFunc(obj);
     }
     const result: ListResult = { items, resourceVersion: String(listRV) };
     if (more && recursive) {
       // The next pages read storage at this revision (a continue is delegated).
+      const lastKey = items.length ? this.keyFunc(items[items.length - 1]!) : '';
       result.continue = encodeContinue(lastKey + '\x00', k, listRV);
       if (pred.empty()) result.remainingItemCount = total - items.length;
     }

@@ -7,20 +7,17 @@ export interface StorageCheckOptions {
   now?: () => number;
 }
 
-/** Returns the check function: resolves when the engine answered in time. */
-export function newStorageCheck(probe: () => Promise<void>, opts: StorageCheckOptions): () => Promise<void> {
+/**
+ * Returns the check function: resolves when the engine answered in time. Between probes it
+ * answers synchronously (returns, or throws the last error): a health probe then costs no Promise.
+ */
+export function newStorageCheck(probe: () => Promise<void>, opts: StorageCheckOptions): () => void | Promise<void> {
   const now = opts.now ?? Date.now;
   const every = opts.timeoutMs / 2;
   let nextAllowed = 0;
   let lastError: Error | undefined = new Error('etcd client connection not yet established');
   let lastAt = -Infinity;
-  return async () => {
-    const start = now();
-    if (start < nextAllowed) {
-      if (lastError) throw lastError;
-      return;
-    }
-    nextAllowed = start + every;
+  const probeNow = async (start: number): Promise<void> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let err: Error | undefined;
     try {
@@ -41,5 +38,14 @@ export function newStorageCheck(probe: () => Promise<void>, opts: StorageCheckOp
       lastError = err;
     }
     if (err) throw err;
+  };
+  return () => {
+    const start = now();
+    if (start < nextAllowed) {
+      if (lastError) throw lastError;
+      return;
+    }
+    nextAllowed = start + every;
+    return probeNow(start);
   };
 }

@@ -21,6 +21,7 @@ import {
   type JSONMap,
   type JSONValue,
 } from './typed.ts';
+import { deepCopyJSON } from '../deepcopy.ts';
 
 /** metav1.ManagedFieldsEntry. */
 export interface ManagedFieldsEntry {
@@ -126,12 +127,25 @@ function decodeManagedFields(entries: ManagedFieldsEntry[] | undefined): Managed
   return m;
 }
 
+/** Parsed manager identifiers (a handful of distinct ones: one per client and operation). */
+const identifiers = new Map<string, Readonly<ManagedFieldsEntry>>();
+function parseIdentifier(id: string): Readonly<ManagedFieldsEntry> {
+  let e = identifiers.get(id);
+  if (!e) {
+    e = JSON.parse(id) as ManagedFieldsEntry;
+    // Bounded: identifiers come from request data (the manager name).
+    if (identifiers.size >= 1024) identifiers.clear();
+    identifiers.set(id, e);
+  }
+  return e;
+}
+
 /** encodeManagedFields, sorted as sortEncodedManagedFields does. */
 function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefined {
   if (m.fields.size === 0) return undefined;
   const out: ManagedFieldsEntry[] = [];
   for (const [id, vs] of m.fields) {
-    const base = JSON.parse(id) as ManagedFieldsEntry;
+    const base = parseIdentifier(id);
     const e: ManagedFieldsEntry = {
       manager: base.manager,
       operation: vs.applied ? 'Apply' : (base.operation ?? 'Update'),
@@ -164,13 +178,31 @@ function isReset(mf: unknown): boolean {
   return mf.length === 1 && typeof mf[0] === 'object' && mf[0] !== null && Object.keys(mf[0]).length === 0;
 }
 
-/** metav1.Time: RFC 3339 in seconds, UTC. */
-const formatTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+let lastSecond = NaN;
+let lastText = '';
+/** metav1.Time: RFC 3339 in seconds, UTC; computed once per second (every create and update stamps one). */
+function formatTime(d: Date): string {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second === lastSecond) return lastText;
+  const iso = d.toISOString();
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
+  lastText = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+  lastSecond = second;
+  return lastText;
+}
 
 function withoutManagedFields(obj: ManagedObject | undefined): JSONMap {
-  const o = structuredClone(obj ?? {}) as ManagedObject;
+  const o = deepCopyJSON(obj ?? {}) as ManagedObject;
   if (o.metadata) delete o.metadata.managedFields;
   return o as JSONMap;
+}
+
+/** The object without metadata.managedFields for reading only (Compare): copies the two levels it changes. */
+function viewWithoutManagedFields(obj: ManagedObject | undefined): JSONMap {
+  if (!obj) return {};
+  if (!obj.metadata || !Object.hasOwn(obj.metadata, 'managedFields')) return obj as JSONMap;
+  const { managedFields: _mf, ...metadata } = obj.metadata;
+  return { ...obj, metadata } as JSONMap;
 }
 
 export interface FieldManagerOptions {
@@ -222,8 +254,9 @@ export class FieldManager {
         }
         managed = fromNew && fromNew.fields.size > 0 ? fromNew : this.decodeOrEmpty(liveMF);
       }
-      const liveV = withoutManagedFields(live);
-      const newV = withoutManagedFields(obj);
+      // Compare only reads them, so views do (no deep copies on every create and update).
+      const liveV = viewWithoutManagedFields(live);
+      const newV = viewWithoutManagedFields(obj);
       const id = this.identifier(manager, 'Update');
       const self = '\u0000current-operation';
       this.structuredUpdate(liveV, newV, managed, self);
@@ -276,7 +309,7 @@ export class FieldManager {
         throw new FieldManagerError(`failed to decode managed fields: ${(err as Error).message}`, 500);
       }
       try {
-        return { managed, out: this.structuredApply(liveV, structuredClone(patch) as JSONMap, managed, id, force) };
+        return { managed, out: this.structuredApply(liveV, deepCopyJSON(patch) as JSONMap, managed, id, force) };
       } catch (err) {
         if (err instanceof FieldManagerError) throw err;
         if (err instanceof TypedError)
@@ -315,7 +348,7 @@ export class FieldManager {
     }
     // lastappliedupdater.go: kubectl's server-side apply keeps a client-side annotation current.
     if (manager === 'kubectl' && result.metadata?.annotations?.[LastAppliedConfigAnnotation]) {
-      const last = structuredClone(patch);
+      const last = deepCopyJSON(patch);
       if (last.metadata?.annotations) {
         delete last.metadata.annotations[LastAppliedConfigAnnotation];
         if (Object.keys(last.metadata.annotations).length === 0) delete last.metadata.annotations;

@@ -85,8 +85,23 @@ export function resolveNode(n: SchemaNode): SchemaNode {
   return { schema: s, name, definitions: n.definitions };
 }
 
+/** Resolved child nodes by definitions and schema: the walkers ask for the same ones on every object. */
+const children = new WeakMap<object, WeakMap<OpenAPISchema, SchemaNode>>();
+const noDefinitions = {};
+const unschemed = new WeakMap<object, SchemaNode>();
+
 export function child(n: SchemaNode, schema: OpenAPISchema | undefined): SchemaNode {
-  return resolveNode({ schema, definitions: n.definitions });
+  const defsKey = n.definitions ?? noDefinitions;
+  if (!schema) {
+    let u = unschemed.get(defsKey);
+    if (!u) unschemed.set(defsKey, (u = resolveNode({ schema, definitions: n.definitions })));
+    return u;
+  }
+  let byDefs = children.get(defsKey);
+  if (!byDefs) children.set(defsKey, (byDefs = new WeakMap()));
+  let c = byDefs.get(schema);
+  if (!c) byDefs.set(schema, (c = resolveNode({ schema, definitions: n.definitions })));
+  return c;
 }
 
 const atoms = new WeakMap<OpenAPISchema, Atom>();

@@ -24,20 +24,28 @@ type Shape = 'leaf' | 'map' | 'list';
 
 /** How a pair of values at one position is walked (handleAtom with emptyPromoteToLeaf). */
 function shapeOf(a: Atom, l: JSONValue | undefined, r: JSONValue | undefined): Shape {
-  const present = [l, r].filter((v) => v !== undefined);
   if (a.kind === 'scalar') return 'leaf';
+  // Of the values present: all lists (maps) and all empty? Written out: this runs for every field.
   if (a.kind === 'list') {
-    if (a.relationship === 'atomic' || !present.every(Array.isArray)) return 'leaf';
-    return present.every((v) => (v as JSONValue[]).length === 0) ? 'leaf' : 'list';
+    if (a.relationship === 'atomic') return 'leaf';
+    if ((l !== undefined && !Array.isArray(l)) || (r !== undefined && !Array.isArray(r))) return 'leaf';
+    const nonEmpty = (l !== undefined && l.length > 0) || (r !== undefined && (r as JSONValue[]).length > 0);
+    return nonEmpty ? 'list' : 'leaf';
   }
   if (a.kind === 'map' && a.atomic) return 'leaf';
-  if (!present.every(isMap)) return 'leaf';
-  return present.every((v) => Object.keys(v as JSONMap).length === 0) ? 'leaf' : 'map';
+  if ((l !== undefined && !isMap(l)) || (r !== undefined && !isMap(r))) return 'leaf';
+  return (l !== undefined && !isEmptyMap(l as JSONMap)) || (r !== undefined && !isEmptyMap(r as JSONMap))
+    ? 'map'
+    : 'leaf';
+}
+
+function isEmptyMap(m: JSONMap): boolean {
+  for (const k in m) if (Object.hasOwn(m, k)) return false;
+  return true;
 }
 
 function mapChild(n: SchemaNode, a: Atom, key: string): SchemaNode {
-  if (a.kind !== 'map') return { schema: undefined, definitions: n.definitions };
-  return child(n, fieldSchema(a, key));
+  return child(n, a.kind === 'map' ? fieldSchema(a, key) : undefined);
 }
 
 function listChild(n: SchemaNode, a: Atom): SchemaNode {
