@@ -5,7 +5,8 @@
 // Terminating, every custom resource deleted, then the customresourcecleanup finalizer removed).
 
 import { StatusError } from '../endpoints/responsewriters/status.ts';
-import { formatTime, type KubeObject, type Store } from '../registry/generic/store.ts';
+import type { KubeObject, Store } from '../registry/generic/store.ts';
+import { formatTime } from '../util/metatime.ts';
 import type { ResourceRegistry } from '../registry/rest/registry.ts';
 import type { Logger } from '../util/logger.ts';
 import { sameJSON } from '../util/validation/objectmeta.ts';

@@ -15,7 +15,8 @@ import {
 } from '../../util/validation/field.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { nameIsDNSLabel, validateConfigMapKey } from '../../util/validation/validation.ts';
-import { formatTime, type KubeObject } from '../generic/store.ts';
+import type { KubeObject } from '../generic/store.ts';
+import { formatTime } from '../../util/metatime.ts';
 import type { ResourceDefinition, ResourceRegistry } from '../rest/registry.ts';
 import { age, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
 import { encodeBase64Text } from '../../util/base64.ts';

@@ -9,7 +9,8 @@ import { newBadRequest, newConflict, newInvalid, newNotFound } from '../../endpo
 import { invalid, Path, type ErrorList } from '../../util/validation/field.ts';
 import { mintServiceAccountToken } from '../../authentication/serviceaccount.ts';
 import type { SigningKey } from '../../authentication/keys.ts';
-import { formatTime, type KubeObject } from '../generic/store.ts';
+import type { KubeObject } from '../generic/store.ts';
+import { formatTime } from '../../util/metatime.ts';
 import { formatGoDuration } from '../../util/duration.ts';
 
 /** token.WarnOnlyBoundTokenExpirationSeconds and ExpirationExtensionSeconds (pod-bound tokens only). */

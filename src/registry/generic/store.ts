@@ -38,6 +38,7 @@ import { validateObjectMeta, validateObjectMetaUpdate, type ObjectMeta } from '.
 import { nameIsDNSSubdomain, type ValidateNameFunc } from '../../util/validation/validation.ts';
 import type { TableConvertor } from './table.ts';
 import { deepCopyJSON } from '../../util/deepcopy.ts';
+import { formatTime } from '../../util/metatime.ts';
 
 /** A Kubernetes object as the registry handles it: JSON with ObjectMeta. */
 export interface KubeObject extends StorageObject {
@@ -161,19 +162,6 @@ export function generateName(base: string): string {
   let s = '';
   for (const b of bytes) s += randomAlphabet[b % randomAlphabet.length];
   return base + s;
-}
-
-let lastSecond = NaN;
-let lastText = '';
-/** metav1.Time: RFC 3339 in seconds, UTC; computed once per second (every create stamps one). */
-export function formatTime(d: Date): string {
-  const second = Math.floor(d.getTime() / 1000);
-  if (second === lastSecond) return lastText;
-  const iso = d.toISOString();
-  // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
-  lastText = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
-  lastSecond = second;
-  return lastText;
 }
 
 const FinalizerOrphanDependents = 'orphan';

@@ -18,7 +18,8 @@ import {
 import type { FlowSchema, PriorityLevelConfiguration } from '../../flowcontrol/types.ts';
 import { StatusError } from '../../endpoints/responsewriters/status.ts';
 import { flowcontrolGroup } from '../../registry/flowcontrol/resources.ts';
-import { formatTime, type KubeObject, type Store } from '../../registry/generic/store.ts';
+import type { KubeObject, Store } from '../../registry/generic/store.ts';
+import { formatTime } from '../../util/metatime.ts';
 import type { ResourceRegistry } from '../../registry/rest/registry.ts';
 import { sameJSON } from '../../util/validation/objectmeta.ts';
 import { listAndWatch, unrefTimer, type Controller } from './controller.ts';

@@ -22,6 +22,7 @@ import {
   type JSONValue,
 } from './typed.ts';
 import { deepCopyJSON } from '../deepcopy.ts';
+import { formatTime } from '../metatime.ts';
 
 /** metav1.ManagedFieldsEntry. */
 export interface ManagedFieldsEntry {
@@ -176,19 +177,6 @@ function isReset(mf: unknown): boolean {
   if (!Array.isArray(mf)) return false;
   if (mf.length === 0) return true;
   return mf.length === 1 && typeof mf[0] === 'object' && mf[0] !== null && Object.keys(mf[0]).length === 0;
-}
-
-let lastSecond = NaN;
-let lastText = '';
-/** metav1.Time: RFC 3339 in seconds, UTC; computed once per second (every create and update stamps one). */
-function formatTime(d: Date): string {
-  const second = Math.floor(d.getTime() / 1000);
-  if (second === lastSecond) return lastText;
-  const iso = d.toISOString();
-  // `YYYY-MM-DDTHH:mm:ss.sssZ` (years 0–9999); other years keep the general form.
-  lastText = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
-  lastSecond = second;
-  return lastText;
 }
 
 function withoutManagedFields(obj: ManagedObject | undefined): JSONMap {
