@@ -139,6 +139,32 @@ test('h2 and http/1.1 are negotiated by ALPN on one port; the transport carries 
   }
 });
 
+/** Whether Node disabled Nagle on an accepted socket (net.Server noDelay sets kSetNoDelay). */
+function noDelay(socket: net.Socket): boolean | undefined {
+  const key = Object.getOwnPropertySymbols(socket).find((k) => k.description === 'kSetNoDelay');
+  return key === undefined ? undefined : (socket as unknown as Record<symbol, boolean>)[key];
+}
+
+test('TCP_NODELAY on every accepted connection, HTTP/2 and HTTP/1.1, as Go sets it', async () => {
+  for (const args of [{}, { disableHTTP2: true }] as Partial<SecureServingOptions>[]) {
+    const l = await start(args);
+    try {
+      const accepted: net.Socket[] = [];
+      (l as unknown as { server: net.Server }).server.on('connection', (s: net.Socket) => accepted.push(s));
+      if (!args.disableHTTP2) {
+        const s = h2Connect(port(l));
+        assert.equal((await h2Get(s, '/a')).status, 200);
+        s.close();
+      }
+      assert.equal((await h1Get(port(l), '/b')).status, 200);
+      assert.equal(accepted.length, args.disableHTTP2 ? 1 : 2);
+      for (const s of accepted) assert.equal(noDelay(s), true);
+    } finally {
+      await l.shutdown(1000);
+    }
+  }
+});
+
 test('HTTP/2 settings: MaxConcurrentStreams 100 by default or the flag value, 256 KiB frames and window, header list size as Go computes it', async () => {
   for (const [streams, want] of [
     [0, 100],

@@ -254,6 +254,9 @@ export class NodeServingListener implements ServingListener {
         {
           ...this.serverTLSOptions(),
           allowHTTP1: true,
+          // Go sets TCP_NODELAY on every accepted connection (net/tcpsock_posix.go newTCPConn);
+          // https.Server does too, Http2SecureServer does not.
+          noDelay: true,
           Http1ServerResponse: GoServerResponse,
           settings: {
             maxConcurrentStreams: streams,
