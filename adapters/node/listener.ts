@@ -258,6 +258,7 @@ export class NodeServingListener implements ServingListener {
           // https.Server does too, Http2SecureServer does not.
           noDelay: true,
           Http1ServerResponse: GoServerResponse,
+          Http2ServerResponse: GoHttp2ServerResponse,
           settings: {
             maxConcurrentStreams: streams,
             maxHeaderListSize: h2HeaderListSize,
@@ -407,6 +408,11 @@ export class NodeServingListener implements ServingListener {
         h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
         stream.respond = respondWithoutTrailers;
         if (this.dispatcher.tryStart()) return compat.call(server, stream, headers, flags, rawHeaders);
+        // A waiting stream has no compatibility objects (whose listeners take its errors) yet, and a
+        // session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
+        // destroys its streams with that error. Unheard, it would end the process; it ends this
+        // client's streams only (Go's http2 server logs such errors at verbose levels only).
+        stream.on('error', ignoreError);
         this.dispatcher.dispatch({
           connection: stream.session!,
           alive: () => !stream.destroyed,
@@ -428,19 +434,15 @@ export class NodeServingListener implements ServingListener {
       timer.unref();
     };
     arm();
+    // One listener per session, not a closure (and a once-wrapper) per stream.
+    const onStreamClose = () => {
+      if (--active === 0 && !s.closed && !s.destroyed) arm();
+    };
     s.on('stream', (stream: http2.ServerHttp2Stream) => {
-      // Every stream has an 'error' listener from its first event on: a stream waiting in the fair
-      // dispatcher has no compatibility objects (whose listeners would take the error) yet, and a
-      // session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
-      // destroys its streams with that error. Unheard, it would end the process; it ends this
-      // client's streams only (Go's http2 server logs such errors at verbose levels only).
-      stream.on('error', ignoreError);
       active++;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      stream.once('close', () => {
-        if (--active === 0 && !s.closed && !s.destroyed) arm();
-      });
+      stream.on('close', onStreamClose);
     });
     s.on('error', ignoreError);
     s.once('close', () => {
@@ -476,19 +478,13 @@ export class NodeServingListener implements ServingListener {
       return Promise.reject(err);
     }
     return out instanceof Promise
-      ? out.then((response) => this.answered(response, h2, outgoing, session))
-      : this.answered(out, h2, outgoing, session);
+      ? out.then((response) => this.answered(response, h2, outgoing))
+      : this.answered(out, h2, outgoing);
   }
 
-  private answered(
-    response: Response,
-    h2: boolean,
-    outgoing: ServerResponse | http2.Http2ServerResponse,
-    session: http2.Http2Session | undefined,
-  ): Response {
-    if (h2) stripHopByHopOnWriteHead(outgoing as http2.Http2ServerResponse, session);
+  private answered(response: Response, h2: boolean, outgoing: ServerResponse | http2.Http2ServerResponse): Response {
     // Go's Shutdown disables keep-alives: responses close their connection.
-    else if (this.shuttingDown) outgoing.setHeader('connection', 'close');
+    if (!h2 && this.shuttingDown) outgoing.setHeader('connection', 'close');
     return response;
   }
 
@@ -614,7 +610,6 @@ class NodeTransport implements Transport {
   private readonly session?: http2.ServerHttp2Session;
   private readonly raw: string[];
   readonly protocol: 'h2' | 'http/1.1';
-  readonly goaway?: () => void;
   private readonly outgoing: ServerResponse | http2.Http2ServerResponse;
   private headerLines: string[] | undefined;
   constructor(
@@ -628,7 +623,6 @@ class NodeTransport implements Transport {
     this.raw = rawHeaders;
     this.outgoing = outgoing;
     this.protocol = session ? 'h2' : 'http/1.1';
-    if (session) this.goaway = () => !session.closed && session.close();
   }
   /** The filters' headers go to the outgoing message; writeHead's (the Response's) win on a clash. */
   presetHeaders(headers: Headers): void {
@@ -642,6 +636,11 @@ class NodeTransport implements Transport {
       }
       this.outgoing.setHeader(name, value);
     }
+  }
+  /** HTTP/2 only (probabilistic GOAWAY); built when asked, not per request. */
+  get goaway(): (() => void) | undefined {
+    const session = this.session;
+    return session && (() => void (!session.closed && session.close()));
   }
   get peerCertificates(): Uint8Array[] {
     return peerChain(this.socket);
@@ -803,22 +802,22 @@ function closeOnClose(value: unknown, session: http2.Http2Session | undefined): 
 }
 
 /**
- * HTTP/1 hop-by-hop headers are invalid on HTTP/2 and make Node throw: drop them
- * from the header object @hono/node-server passes to writeHead, without materialising the Response.
+ * The HTTP/2 response class of the listener's server: HTTP/1 hop-by-hop headers are invalid on
+ * HTTP/2 and make Node throw, so they are dropped from the header object @hono/node-server passes
+ * to writeHead (without materialising the Response); `Connection: close` becomes GOAWAY, as in Go.
  */
-function stripHopByHopOnWriteHead(outgoing: http2.Http2ServerResponse, session: http2.Http2Session | undefined): void {
-  const writeHead = outgoing.writeHead;
-  outgoing.writeHead = function (this: http2.Http2ServerResponse, ...args: unknown[]) {
+class GoHttp2ServerResponse extends http2.Http2ServerResponse {
+  override writeHead(...args: unknown[]): this {
     const headers = args[args.length - 1];
     if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
       const record = headers as Record<string, unknown>;
-      for (const key of Object.keys(record)) {
+      for (const key in record) {
         const lower = key.toLowerCase();
         if (!hopByHop.has(lower)) continue;
-        if (lower === 'connection') closeOnClose(record[key], session);
+        if (lower === 'connection') closeOnClose(record[key], this.stream.session);
         delete record[key];
       }
     }
-    return (writeHead as (...a: unknown[]) => http2.Http2ServerResponse).apply(this, args);
-  } as typeof outgoing.writeHead;
+    return (super.writeHead as (...a: unknown[]) => this).apply(this, args);
+  }
 }
