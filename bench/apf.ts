@@ -4,7 +4,7 @@
 // client-go (bench/apf-flood.ts), B re-sending at once (h2load). Meanwhile h2load measures requests of
 // a higher level (workload-high: system:kube-controller-manager). Reports the higher level's
 // p50/p99 unloaded vs. under the flood, its failures, the flood's 200/429 split and the server's
-// peak RSS. Target: p99 under flood ≤ 2× unloaded, zero failures, bounded memory.
+// peak RSS and GC pauses. Target: p99 under flood ≤ 2× unloaded, zero failures, bounded memory.
 // Not a test: nothing asserts on speed.
 //
 // Environment: BENCH_APF_DURATION (s, default 8), BENCH_APF_FLOOD_CLIENTS / _STREAMS (16/100),
@@ -47,11 +47,31 @@ async function startServer(): Promise<{ child: ChildProcess; port: number }> {
     rl.on('line', (line) => {
       const m = /^PORT (\d+)$/.exec(line);
       if (m) resolve(Number(m[1]));
+      if (line.startsWith('GC ')) gcReports.shift()?.(JSON.parse(line.slice(3)) as GCReport);
     });
     child.once('exit', (code) => reject(new Error(`apf server exited with ${code}`)));
   });
   return { child, port };
 }
+
+interface GCPauses {
+  n: number;
+  ms: number;
+  max: number;
+}
+interface GCReport {
+  young: GCPauses;
+  old: GCPauses;
+}
+const gcReports: ((r: GCReport) => void)[] = [];
+/** The server's GC pauses since the last call (its SIGUSR2 report). */
+function serverGC(child: ChildProcess): Promise<GCReport> {
+  const report = new Promise<GCReport>((resolve) => gcReports.push(resolve));
+  child.kill('SIGUSR2');
+  return report;
+}
+const gcText = ({ young, old }: GCReport) =>
+  `young ${young.n} × (total ${young.ms.toFixed(0)} ms, max ${young.max.toFixed(1)}), old ${old.n} × (total ${old.ms.toFixed(0)} ms, max ${old.max.toFixed(1)})`;
 
 interface H2Result {
   requests: number;
@@ -148,10 +168,12 @@ try {
   // Warm up, then the unloaded baseline.
   await runH2load(h2loadArgs(port, 'high', highClients, 1, 2, join(dir, 'warm.log')), join(dir, 'warm.log'));
   const rssIdle = rssMiB(pid);
+  await serverGC(child);
   const unloaded = await runH2load(
     h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'u.log')),
     join(dir, 'u.log'),
   );
+  const gcUnloaded = await serverGC(child);
   const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
   console.log('                               req/s     p50 ms   p99 ms   2xx       4xx (429)  5xx  failed');
   const row = (label: string, r: H2Result) =>
@@ -183,10 +205,12 @@ try {
     c.on('exit', () => resolve(out.trim()));
   });
   await new Promise((r) => setTimeout(r, 1500));
+  await serverGC(child);
   const loadedA = await runH2load(
     h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'la.log')),
     join(dir, 'la.log'),
   );
+  const gcA = await serverGC(child);
   const countsA = JSON.parse((await clientFlood) || '{}') as Record<string, number>;
   const peakA = peak;
   row('workload-high, flood A', loadedA);
@@ -199,10 +223,12 @@ try {
     join(dir, 'f.log'),
   );
   await new Promise((r) => setTimeout(r, 1500));
+  await serverGC(child);
   const loadedB = await runH2load(
     h2loadArgs(port, 'high', highClients, 1, duration, join(dir, 'l.log')),
     join(dir, 'l.log'),
   );
+  const gcB = await serverGC(child);
   const f = await flood;
   const peakB = peak;
   const rssAfter = rssMiB(pid);
@@ -216,6 +242,9 @@ try {
   );
   console.log(
     `workload-high failures: A ${loadedA.s4xx + loadedA.s5xx + loadedA.failed}, B ${loadedB.s4xx + loadedB.s5xx + loadedB.failed}`,
+  );
+  console.log(
+    `server GC pauses while workload-high was measured: unloaded ${gcText(gcUnloaded)}; flood A ${gcText(gcA)}; flood B ${gcText(gcB)}`,
   );
   console.log(
     `server RSS: ${fmt(rssIdle)} MiB idle, peak ${fmt(peakA)} MiB (A) / ${fmt(peakB)} MiB (B), ${fmt(rssAfter)} MiB after`,
