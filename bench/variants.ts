@@ -146,6 +146,41 @@ export const diagnostics: Variant[] = [
       edgeOnNodeListener(certDir, await authnConfig(certDir, jwtFlags(certDir, 'd-jwt-nocache'), 0)),
   },
   {
+    name: 'd-node',
+    description:
+      "Node's own APIs without Hono: HTTP/2 on the core 'stream' API (no compatibility objects), HTTP/1.1 on http's request/response",
+    start: (certDir) => {
+      const length = String(Buffer.byteLength(podJSON));
+      const server = http2.createSecureServer(
+        {
+          cert: readFileSync(join(certDir, 'apiserver.crt')),
+          key: readFileSync(join(certDir, 'apiserver.key')),
+          allowHTTP1: true,
+          settings: h2Settings,
+        },
+        (req, res) => {
+          // HTTP/1.1 only: Node hands HTTP/2 streams to this listener only without a 'stream' listener.
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+          res.end(podJSON);
+        },
+      );
+      server.prependListener('stream', (stream) => {
+        stream.respond({ ':status': 200, 'content-type': 'application/json', 'content-length': length });
+        stream.end(podJSON);
+      });
+      // Without the compatibility listener for HTTP/2 (it would answer the stream a second time).
+      for (const l of server.listeners('stream').slice(1)) server.removeListener('stream', l as never);
+      return new Promise((resolve) => {
+        server.listen(0, '127.0.0.1', () => {
+          resolve({
+            port: (server.address() as { port: number }).port,
+            stop: () => new Promise<void>((r) => server.close(() => r())),
+          });
+        });
+      });
+    },
+  },
+  {
     name: 'd-async',
     description: 'bare Hono answering through a Promise',
     start: (certDir) => {
