@@ -3,7 +3,7 @@
 // name (`io.k8s.api.core.v1.ConfigMap`) or by group/version/kind. Parsed on first use; the objects
 // are frozen and shared: copy before changing one.
 
-import { definitionsJSON } from './definitions.generated.ts';
+import { definitionsJSON, descriptions } from './definitions.generated.ts';
 
 /** An OpenAPI v3 schema object (upstream's JSONSchemaProps shape with the x-kubernetes-* extensions). */
 export interface SchemaObject {
@@ -49,9 +49,33 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+/**
+ * Puts the descriptions back into the parsed definitions (scripts/gen-openapi.mjs keeps them apart
+ * for a smaller bundle): each numeric `description`, in document order, is 0 (the next text) or
+ * n (the n-th text again). Returns the position of the next text.
+ */
+function expandDescriptions(v: unknown, next: number): number {
+  if (Array.isArray(v)) {
+    for (const x of v) next = expandDescriptions(x, next);
+  } else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      const x = o[k];
+      if (k === 'description' && typeof x === 'number') o[k] = x === 0 ? descriptions[next++] : descriptions[x - 1];
+      else if (typeof x === 'object') next = expandDescriptions(x, next);
+    }
+  }
+  return next;
+}
+
 /** Every built-in definition, by name. */
 export function builtinDefinitions(): Readonly<Record<string, SchemaObject>> {
-  return (parsed ??= deepFreeze(JSON.parse(definitionsJSON) as Record<string, SchemaObject>));
+  if (!parsed) {
+    const defs = JSON.parse(definitionsJSON) as Record<string, SchemaObject>;
+    expandDescriptions(defs, 0);
+    parsed = deepFreeze(defs);
+  }
+  return parsed;
 }
 
 /** The built-in definition of that name (`io.k8s.api.core.v1.ConfigMap`). */
