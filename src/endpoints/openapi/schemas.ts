@@ -50,9 +50,9 @@ function deepFreeze<T>(v: T): T {
 }
 
 /**
- * Puts the descriptions back into the parsed definitions (scripts/gen-openapi.mjs keeps them apart
- * for a smaller bundle): each numeric `description`, in document order, is 0 (the next text) or
- * n (the n-th text again). Returns the position of the next text.
+ * Puts the descriptions back into parsed definitions (scripts/gen-openapi.mjs keeps them apart for
+ * a smaller bundle): each numeric `description`, in document order, is 0 (the next text) or n (the
+ * n-th text again). Returns the position of the next text.
  */
 function expandDescriptions(v: unknown, next: number): number {
   if (Array.isArray(v)) {
@@ -68,14 +68,16 @@ function expandDescriptions(v: unknown, next: number): number {
   return next;
 }
 
+/** JSON.parse of definitionsJSON or parametersJSON (definitions.generated.ts), descriptions put back. */
+export function parseWithDescriptions<T>(json: string): T {
+  const v = JSON.parse(json) as T;
+  expandDescriptions(v, 0);
+  return v;
+}
+
 /** Every built-in definition, by name. */
 export function builtinDefinitions(): Readonly<Record<string, SchemaObject>> {
-  if (!parsed) {
-    const defs = JSON.parse(definitionsJSON) as Record<string, SchemaObject>;
-    expandDescriptions(defs, 0);
-    parsed = deepFreeze(defs);
-  }
-  return parsed;
+  return (parsed ??= deepFreeze(parseWithDescriptions<Record<string, SchemaObject>>(definitionsJSON)));
 }
 
 /** The built-in definition of that name (`io.k8s.api.core.v1.ConfigMap`). */
