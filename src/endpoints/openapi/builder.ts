@@ -12,6 +12,7 @@ import {
   builtinDefinition,
   builtinDefinitionName,
   definitionClosure,
+  parseWithDescriptions,
   refPrefix,
   type GroupVersionKind,
   type SchemaObject,
@@ -72,7 +73,7 @@ type V2Parameter = {
 };
 let params: Record<string, V2Parameter> | undefined;
 const param = (key: string): V2Parameter =>
-  (params ??= JSON.parse(parametersJSON) as Record<string, V2Parameter>)[key]!;
+  (params ??= parseWithDescriptions<Record<string, V2Parameter>>(parametersJSON))[key]!;
 
 const listParams = [
   'allowWatchBookmarks',

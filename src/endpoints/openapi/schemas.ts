@@ -3,7 +3,7 @@
 // name (`io.k8s.api.core.v1.ConfigMap`) or by group/version/kind. Parsed on first use; the objects
 // are frozen and shared: copy before changing one.
 
-import { definitionsJSON } from './definitions.generated.ts';
+import { definitionsJSON, descriptionsText } from './definitions.generated.ts';
 
 /** An OpenAPI v3 schema object (upstream's JSONSchemaProps shape with the x-kubernetes-* extensions). */
 export interface SchemaObject {
@@ -41,17 +41,40 @@ let byGVK: Map<string, string> | undefined;
 
 const gvkKey = (g: GroupVersionKind) => `${g.group}/${g.version}/${g.kind}`;
 
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
+/**
+ * Puts the descriptions back into parsed JSON (scripts/gen-openapi.mjs keeps them apart for a
+ * smaller bundle): each numeric `description`, in document order, is 0 (the next text) or n (the
+ * n-th text again). With `freeze`, every object and array is frozen on the way (one walk).
+ * Returns the position of the next text.
+ */
+let descriptions: string[] | undefined;
+
+function expandDescriptions(v: unknown, next: number, freeze: boolean): number {
+  if (Array.isArray(v)) {
+    for (const x of v) if (typeof x === 'object') next = expandDescriptions(x, next, freeze);
+  } else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      const x = o[k];
+      if (k === 'description' && typeof x === 'number') o[k] = x === 0 ? descriptions![next++] : descriptions![x - 1];
+      else if (typeof x === 'object') next = expandDescriptions(x, next, freeze);
+    }
+  } else return next;
+  if (freeze) Object.freeze(v);
+  return next;
+}
+
+/** JSON.parse of definitionsJSON or parametersJSON (definitions.generated.ts), descriptions put back. */
+export function parseWithDescriptions<T>(json: string, freeze = false): T {
+  const v = JSON.parse(json) as T;
+  descriptions ??= descriptionsText.split('\0');
+  expandDescriptions(v, 0, freeze);
   return v;
 }
 
 /** Every built-in definition, by name. */
 export function builtinDefinitions(): Readonly<Record<string, SchemaObject>> {
-  return (parsed ??= deepFreeze(JSON.parse(definitionsJSON) as Record<string, SchemaObject>));
+  return (parsed ??= parseWithDescriptions<Record<string, SchemaObject>>(definitionsJSON, true));
 }
 
 /** The built-in definition of that name (`io.k8s.api.core.v1.ConfigMap`). */

@@ -79,10 +79,9 @@ const logBatchDefaults: BatchDefaults = {
   asyncDelegate: false,
 };
 
-function float32Flag(fs: FlagSet, name: string, def: number, usage: string): Flag<number> {
+function float32Flag(fs: FlagSet, name: string, def: number): Flag<number> {
   return fs.add<number>({
     name,
-    usage,
     defaultValue: def,
     typeName: 'float32',
     set: (raw) => {
@@ -101,54 +100,25 @@ type Register = (name: string, make: () => void) => void;
 function addBatchFlags(fs: FlagSet, reg: Register, plugin: string, d: BatchDefaults): BatchFlags {
   const b = {} as BatchFlags;
   reg(`audit-${plugin}-mode`, () => {
-    b.mode = fs.string(
-      `audit-${plugin}-mode`,
-      d.mode,
-      'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.',
-    );
+    b.mode = fs.string(`audit-${plugin}-mode`, d.mode);
   });
   reg(`audit-${plugin}-batch-buffer-size`, () => {
-    b.bufferSize = fs.int(
-      `audit-${plugin}-batch-buffer-size`,
-      d.bufferSize,
-      'The size of the buffer to store events before batching and writing. Only used in batch mode.',
-    );
+    b.bufferSize = fs.int(`audit-${plugin}-batch-buffer-size`, d.bufferSize);
   });
   reg(`audit-${plugin}-batch-max-size`, () => {
-    b.maxSize = fs.int(
-      `audit-${plugin}-batch-max-size`,
-      d.maxSize,
-      'The maximum size of a batch. Only used in batch mode.',
-    );
+    b.maxSize = fs.int(`audit-${plugin}-batch-max-size`, d.maxSize);
   });
   reg(`audit-${plugin}-batch-max-wait`, () => {
-    b.maxWait = fs.duration(
-      `audit-${plugin}-batch-max-wait`,
-      d.maxWait,
-      "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode.",
-    );
+    b.maxWait = fs.duration(`audit-${plugin}-batch-max-wait`, d.maxWait);
   });
   reg(`audit-${plugin}-batch-throttle-enable`, () => {
-    b.throttleEnable = fs.bool(
-      `audit-${plugin}-batch-throttle-enable`,
-      d.throttleEnable,
-      'Whether batching throttling is enabled. Only used in batch mode.',
-    );
+    b.throttleEnable = fs.bool(`audit-${plugin}-batch-throttle-enable`, d.throttleEnable);
   });
   reg(`audit-${plugin}-batch-throttle-qps`, () => {
-    b.throttleQPS = float32Flag(
-      fs,
-      `audit-${plugin}-batch-throttle-qps`,
-      d.throttleQPS,
-      'Maximum average number of batches per second. Only used in batch mode.',
-    );
+    b.throttleQPS = float32Flag(fs, `audit-${plugin}-batch-throttle-qps`, d.throttleQPS);
   });
   reg(`audit-${plugin}-batch-throttle-burst`, () => {
-    b.throttleBurst = fs.int(
-      `audit-${plugin}-batch-throttle-burst`,
-      d.throttleBurst,
-      'Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode.',
-    );
+    b.throttleBurst = fs.int(`audit-${plugin}-batch-throttle-burst`, d.throttleBurst);
   });
   return b;
 }
@@ -156,21 +126,13 @@ function addBatchFlags(fs: FlagSet, reg: Register, plugin: string, d: BatchDefau
 function addTruncateFlags(fs: FlagSet, reg: Register, plugin: string): TruncateFlags {
   const t = {} as TruncateFlags;
   reg(`audit-${plugin}-truncate-enabled`, () => {
-    t.enabled = fs.bool(`audit-${plugin}-truncate-enabled`, false, 'Whether event and batch truncating is enabled.');
+    t.enabled = fs.bool(`audit-${plugin}-truncate-enabled`, false);
   });
   reg(`audit-${plugin}-truncate-max-batch-size`, () => {
-    t.maxBatchSize = fs.int(
-      `audit-${plugin}-truncate-max-batch-size`,
-      10 * 1024 * 1024,
-      'Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.',
-    );
+    t.maxBatchSize = fs.int(`audit-${plugin}-truncate-max-batch-size`, 10 * 1024 * 1024);
   });
   reg(`audit-${plugin}-truncate-max-event-size`, () => {
-    t.maxEventSize = fs.int(
-      `audit-${plugin}-truncate-max-event-size`,
-      100 * 1024,
-      "Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn't reduce the size enough, event is discarded.",
-    );
+    t.maxEventSize = fs.int(`audit-${plugin}-truncate-max-event-size`, 100 * 1024);
   });
   return t;
 }
@@ -246,97 +208,41 @@ export class AuditOptions implements OptionsGroup {
     fs.section('Auditing');
     const defs: [string, () => void][] = [];
     const reg: Register = (name, make) => void defs.push([name, make]);
-    reg(
-      'audit-policy-file',
-      () =>
-        (this.policyFile = fs.string(
-          'audit-policy-file',
-          '',
-          'Path to the file that defines the audit policy configuration.',
-        )),
-    );
+    reg('audit-policy-file', () => (this.policyFile = fs.string('audit-policy-file', '')));
     reg('audit-log-path', () => {
-      this.logPath = fs.string(
-        'audit-log-path',
-        '',
-        "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.",
-      );
+      this.logPath = fs.string('audit-log-path', '');
     });
     reg('audit-log-maxage', () => {
-      this.logMaxAge = fs.int(
-        'audit-log-maxage',
-        366,
-        'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename. Setting a value of 0 means old audit log files are not removed based on age.',
-      );
+      this.logMaxAge = fs.int('audit-log-maxage', 366);
     });
     reg('audit-log-maxbackup', () => {
-      this.logMaxBackup = fs.int(
-        'audit-log-maxbackup',
-        100,
-        "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.",
-      );
+      this.logMaxBackup = fs.int('audit-log-maxbackup', 100);
     });
     reg('audit-log-maxsize', () => {
-      this.logMaxSize = fs.int(
-        'audit-log-maxsize',
-        100,
-        'The maximum size in megabytes of the audit log file before it gets rotated. Setting to 0 disables rotation (not recommended).',
-      );
+      this.logMaxSize = fs.int('audit-log-maxsize', 100);
     });
     reg('audit-log-format', () => {
-      this.logFormat = fs.string(
-        'audit-log-format',
-        'json',
-        'Format of saved audits. "legacy" indicates 1-line text format for each event. "json" indicates structured json format. Known formats are legacy,json.',
-      );
+      this.logFormat = fs.string('audit-log-format', 'json');
     });
     reg('audit-log-version', () => {
-      this.logVersion = fs.string(
-        'audit-log-version',
-        'audit.k8s.io/v1',
-        'API group and version used for serializing audit events written to log.',
-      );
+      this.logVersion = fs.string('audit-log-version', 'audit.k8s.io/v1');
     });
-    reg(
-      'audit-log-compress',
-      () =>
-        (this.logCompress = fs.bool(
-          'audit-log-compress',
-          false,
-          'If set, the rotated log files will be compressed using gzip.',
-        )),
-    );
+    reg('audit-log-compress', () => (this.logCompress = fs.bool('audit-log-compress', false)));
     this.logBatch = addBatchFlags(fs, reg, 'log', logBatchDefaults);
     this.logTruncate = addTruncateFlags(fs, reg, 'log');
     reg('audit-webhook-config-file', () => {
-      this.webhookConfigFile = fs.string(
-        'audit-webhook-config-file',
-        '',
-        'Path to a kubeconfig formatted file that defines the audit webhook configuration.',
-      );
+      this.webhookConfigFile = fs.string('audit-webhook-config-file', '');
     });
     reg('audit-webhook-initial-backoff', () => {
-      this.webhookInitialBackoff = fs.duration(
-        'audit-webhook-initial-backoff',
-        10e9,
-        'The amount of time to wait before retrying the first failed request.',
-      );
+      this.webhookInitialBackoff = fs.duration('audit-webhook-initial-backoff', 10e9);
     });
     reg('audit-webhook-batch-initial-backoff', () => {
-      this.webhookBatchInitialBackoff = fs.duration(
-        'audit-webhook-batch-initial-backoff',
-        10e9,
-        'The amount of time to wait before retrying the first failed request.',
-      );
+      this.webhookBatchInitialBackoff = fs.duration('audit-webhook-batch-initial-backoff', 10e9);
       this.webhookBatchInitialBackoff.def.hidden = true;
       this.webhookBatchInitialBackoff.def.deprecated = 'Deprecated, use --audit-webhook-initial-backoff instead.';
     });
     reg('audit-webhook-version', () => {
-      this.webhookVersion = fs.string(
-        'audit-webhook-version',
-        'audit.k8s.io/v1',
-        'API group and version used for serializing audit events written to webhook.',
-      );
+      this.webhookVersion = fs.string('audit-webhook-version', 'audit.k8s.io/v1');
     });
     this.webhookBatch = addBatchFlags(fs, reg, 'webhook', webhookBatchDefaults);
     this.webhookTruncate = addTruncateFlags(fs, reg, 'webhook');

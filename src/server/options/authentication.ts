@@ -23,10 +23,9 @@ import { completeMaxTokenExpiration } from '../../registry/core/serviceaccount-t
 const minute = 60e9;
 
 /** cliflag.MapStringStringNoSplit: repeated `key=value`, later keys win. */
-function mapStringStringNoSplit(fs: FlagSet, name: string, usage: string): Flag<Record<string, string>> {
+function mapStringStringNoSplit(fs: FlagSet, name: string): Flag<Record<string, string>> {
   return fs.add<Record<string, string>>({
     name,
-    usage,
     defaultValue: {},
     typeName: 'mapStringString',
     set: (raw, current, first) => {
@@ -91,156 +90,36 @@ export class AuthenticationOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Authentication');
-    this.anonymousAuth = fs.bool(
-      'anonymous-auth',
-      true,
-      'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.',
-    );
-    this.apiAudiences = fs.stringSlice(
-      'api-audiences',
-      [],
-      'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.',
-    );
-    this.authenticationConfig = fs.string(
-      'authentication-config',
-      '',
-      'File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. Note: This feature is in Alpha since v1.29.--feature-gate=StructuredAuthenticationConfiguration=true needs to be set for enabling this feature.This feature is mutually exclusive with the oidc-* flags.',
-    );
-    this.webhookCacheTTL = fs.duration(
-      'authentication-token-webhook-cache-ttl',
-      2 * minute,
-      'The duration to cache responses from the webhook token authenticator.',
-    );
-    this.webhookConfigFile = fs.string(
-      'authentication-token-webhook-config-file',
-      '',
-      'File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.',
-    );
-    this.webhookVersion = fs.string(
-      'authentication-token-webhook-version',
-      'v1beta1',
-      'The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.',
-    );
-    this.clientCAFile = fs.string(
-      'client-ca-file',
-      '',
-      'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
-    );
-    this.oidcCAFile = fs.string(
-      'oidc-ca-file',
-      '',
-      "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.",
-    );
-    this.oidcClientID = fs.string(
-      'oidc-client-id',
-      '',
-      'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.',
-    );
-    this.oidcGroupsClaim = fs.string(
-      'oidc-groups-claim',
-      '',
-      'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings. This flag is experimental, please see the authentication documentation for further details.',
-    );
-    this.oidcGroupsPrefix = fs.string(
-      'oidc-groups-prefix',
-      '',
-      'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.',
-    );
-    this.oidcIssuerURL = fs.string(
-      'oidc-issuer-url',
-      '',
-      'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).',
-    );
-    this.oidcRequiredClaim = mapStringStringNoSplit(
-      fs,
-      'oidc-required-claim',
-      'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.',
-    );
-    this.oidcSigningAlgs = fs.stringSlice(
-      'oidc-signing-algs',
-      ['RS256'],
-      "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1.",
-    );
-    this.oidcUsernameClaim = fs.string(
-      'oidc-username-claim',
-      'sub',
-      "The OpenID claim to use as the user name. Note that claims other than the default ('sub') is not guaranteed to be unique and immutable. This flag is experimental, please see the authentication documentation for further details.",
-    );
-    this.oidcUsernamePrefix = fs.string(
-      'oidc-username-prefix',
-      '',
-      "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.",
-    );
-    this.requestHeaderAllowedNames = fs.stringSlice(
-      'requestheader-allowed-names',
-      [],
-      'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.',
-    );
-    this.requestHeaderClientCAFile = fs.string(
-      'requestheader-client-ca-file',
-      '',
-      'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.',
-    );
-    this.requestHeaderExtraHeadersPrefix = fs.stringSlice(
-      'requestheader-extra-headers-prefix',
-      [],
-      'List of request header prefixes to inspect. X-Remote-Extra- is suggested.',
-    );
-    this.requestHeaderGroupHeaders = fs.stringSlice(
-      'requestheader-group-headers',
-      [],
-      'List of request headers to inspect for groups. X-Remote-Group is suggested.',
-    );
-    this.requestHeaderUIDHeaders = fs.stringSlice(
-      'requestheader-uid-headers',
-      [],
-      'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.',
-    );
-    this.requestHeaderUsernameHeaders = fs.stringSlice(
-      'requestheader-username-headers',
-      [],
-      'List of request headers to inspect for usernames. X-Remote-User is common.',
-    );
-    this.serviceAccountIssuer = fs.stringArray(
-      'service-account-issuer',
-      [],
-      'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. This value is a string or URI. If this option is not a valid URI per the OpenID Discovery 1.0 spec, the ServiceAccountIssuerDiscovery feature will remain disabled, even if the feature gate is set to true. It is highly recommended that this value comply with the OpenID spec: https://openid.net/specs/openid-connect-discovery-1_0.html. In practice, this means that service-account-issuer must be an https URL. It is also highly recommended that this URL be capable of serving OpenID discovery documents at {service-account-issuer}/.well-known/openid-configuration. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.',
-    );
-    this.serviceAccountJWKSURI = fs.string(
-      'service-account-jwks-uri',
-      '',
-      "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. This flag is useful if the discovery docand key set are served to relying parties from a URL other than the API server's external (as auto-detected or overridden with external-hostname).",
-    );
-    this.serviceAccountKeyFile = fs.stringArray(
-      'service-account-key-file',
-      [],
-      'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, --tls-private-key-file is used. Must be specified when --service-account-signing-key-file is provided',
-    );
-    this.serviceAccountLookup = fs.bool(
-      'service-account-lookup',
-      true,
-      'If true, validate ServiceAccount tokens exist in etcd as part of authentication.',
-    );
-    this.serviceAccountExtendTokenExpiration = fs.bool(
-      'service-account-extend-token-expiration',
-      true,
-      'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration.',
-    );
-    this.serviceAccountMaxTokenExpiration = fs.duration(
-      'service-account-max-token-expiration',
-      0,
-      'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.',
-    );
-    this.serviceAccountSigningKeyFile = fs.string(
-      'service-account-signing-key-file',
-      '',
-      'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.',
-    );
-    this.tokenAuthFile = fs.string(
-      'token-auth-file',
-      '',
-      'If set, the file that will be used to secure the secure port of the API server via token authentication.',
-    );
+    this.anonymousAuth = fs.bool('anonymous-auth', true);
+    this.apiAudiences = fs.stringSlice('api-audiences', []);
+    this.authenticationConfig = fs.string('authentication-config', '');
+    this.webhookCacheTTL = fs.duration('authentication-token-webhook-cache-ttl', 2 * minute);
+    this.webhookConfigFile = fs.string('authentication-token-webhook-config-file', '');
+    this.webhookVersion = fs.string('authentication-token-webhook-version', 'v1beta1');
+    this.clientCAFile = fs.string('client-ca-file', '');
+    this.oidcCAFile = fs.string('oidc-ca-file', '');
+    this.oidcClientID = fs.string('oidc-client-id', '');
+    this.oidcGroupsClaim = fs.string('oidc-groups-claim', '');
+    this.oidcGroupsPrefix = fs.string('oidc-groups-prefix', '');
+    this.oidcIssuerURL = fs.string('oidc-issuer-url', '');
+    this.oidcRequiredClaim = mapStringStringNoSplit(fs, 'oidc-required-claim');
+    this.oidcSigningAlgs = fs.stringSlice('oidc-signing-algs', ['RS256']);
+    this.oidcUsernameClaim = fs.string('oidc-username-claim', 'sub');
+    this.oidcUsernamePrefix = fs.string('oidc-username-prefix', '');
+    this.requestHeaderAllowedNames = fs.stringSlice('requestheader-allowed-names', []);
+    this.requestHeaderClientCAFile = fs.string('requestheader-client-ca-file', '');
+    this.requestHeaderExtraHeadersPrefix = fs.stringSlice('requestheader-extra-headers-prefix', []);
+    this.requestHeaderGroupHeaders = fs.stringSlice('requestheader-group-headers', []);
+    this.requestHeaderUIDHeaders = fs.stringSlice('requestheader-uid-headers', []);
+    this.requestHeaderUsernameHeaders = fs.stringSlice('requestheader-username-headers', []);
+    this.serviceAccountIssuer = fs.stringArray('service-account-issuer', []);
+    this.serviceAccountJWKSURI = fs.string('service-account-jwks-uri', '');
+    this.serviceAccountKeyFile = fs.stringArray('service-account-key-file', []);
+    this.serviceAccountLookup = fs.bool('service-account-lookup', true);
+    this.serviceAccountExtendTokenExpiration = fs.bool('service-account-extend-token-expiration', true);
+    this.serviceAccountMaxTokenExpiration = fs.duration('service-account-max-token-expiration', 0);
+    this.serviceAccountSigningKeyFile = fs.string('service-account-signing-key-file', '');
+    this.tokenAuthFile = fs.string('token-auth-file', '');
   }
 
   validate(): string[] {

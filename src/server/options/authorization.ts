@@ -79,36 +79,12 @@ export class AuthorizationOptions implements OptionsGroup {
       [],
       `Ordered list of plug-ins to do authorization on secure port. Defaults to RBAC with the built-in bootstrap policy when this process serves TLS (the Node CLI), and to AlwaysAllow (kube-apiserver's default) when embedded or behind a platform's TLS. Comma-delimited list of: ${validModes.join(',')}.`,
     );
-    this.policyFile = fs.string(
-      'authorization-policy-file',
-      '',
-      'File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.',
-    );
-    this.webhookConfigFile = fs.string(
-      'authorization-webhook-config-file',
-      '',
-      "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port.",
-    );
-    this.webhookVersion = fs.string(
-      'authorization-webhook-version',
-      'v1beta1',
-      'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.',
-    );
-    this.webhookCacheAuthorizedTTL = fs.duration(
-      'authorization-webhook-cache-authorized-ttl',
-      5 * 60 * 1000 * ns,
-      "The duration to cache 'authorized' responses from the webhook authorizer.",
-    );
-    this.webhookCacheUnauthorizedTTL = fs.duration(
-      'authorization-webhook-cache-unauthorized-ttl',
-      30 * 1000 * ns,
-      "The duration to cache 'unauthorized' responses from the webhook authorizer.",
-    );
-    this.rbacManifests = fs.stringSlice(
-      'authorization-rbac-manifests',
-      [],
-      'Files or folders of RBAC manifests (Role, ClusterRole, RoleBinding, ClusterRoleBinding; YAML or JSON, multi-document) used with --authorization-mode=RBAC, merged with the built-in bootstrap policy and reloaded when they change. A manifest with errors is rejected and the last good policy stays in force.',
-    );
+    this.policyFile = fs.string('authorization-policy-file', '');
+    this.webhookConfigFile = fs.string('authorization-webhook-config-file', '');
+    this.webhookVersion = fs.string('authorization-webhook-version', 'v1beta1');
+    this.webhookCacheAuthorizedTTL = fs.duration('authorization-webhook-cache-authorized-ttl', 5 * 60 * 1000 * ns);
+    this.webhookCacheUnauthorizedTTL = fs.duration('authorization-webhook-cache-unauthorized-ttl', 30 * 1000 * ns);
+    this.rbacManifests = fs.stringSlice('authorization-rbac-manifests', []);
   }
 
   validate(): string[] {

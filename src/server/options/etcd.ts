@@ -51,55 +51,19 @@ export class EtcdOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Etcd');
-    this.caFile = fs.string('etcd-cafile', '', 'SSL Certificate Authority file used to secure etcd communication.');
-    this.certFile = fs.string('etcd-certfile', '', 'SSL certification file used to secure etcd communication.');
-    this.compactionInterval = fs.duration(
-      'etcd-compaction-interval',
-      defaultCompactIntervalMs * nanosPerMs,
-      'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.',
-    );
-    this.healthcheckTimeout = fs.duration(
-      'etcd-healthcheck-timeout',
-      defaultHealthcheckTimeoutMs * nanosPerMs,
-      'The timeout to use when checking etcd health.',
-    );
-    this.keyFile = fs.string('etcd-keyfile', '', 'SSL key file used to secure etcd communication.');
-    this.etcdPrefix = fs.string(
-      'etcd-prefix',
-      defaultEtcdPathPrefix,
-      'The prefix to prepend to all resource paths in etcd.',
-    );
-    this.readycheckTimeout = fs.duration(
-      'etcd-readycheck-timeout',
-      defaultReadinessTimeoutMs * nanosPerMs,
-      'The timeout to use when checking etcd readiness',
-    );
-    this.encryptionProviderConfig = fs.string(
-      'encryption-provider-config',
-      '',
-      'The file containing configuration for encryption providers to be used for storing secrets in etcd',
-    );
-    this.etcdServers = fs.stringSlice(
-      'etcd-servers',
-      [],
-      'List of etcd servers to connect with (scheme://ip:port), comma separated.',
-    );
-    this.leaseReuseDurationSeconds = fs.int(
-      'lease-reuse-duration-seconds',
-      defaultLeaseReuseDurationSeconds,
-      'The time in seconds that each lease is reused. A lower value could avoid large number of objects reusing the same lease. Notice that a too small value may cause performance problems at storage layer.',
-    );
-    this.sqlitePath = fs.string(
-      'sqlite-path',
-      '',
-      "The file of the embedded SQLite store, used when --storage-backend is 'sqlite' (the default without --etcd-servers). Defaults to registry.db in --cert-dir.",
-    );
-    this.storageBackend = fs.string(
-      'storage-backend',
-      '',
-      "The storage backend for persistence. Options: 'etcd3' (default when --etcd-servers is set), 'sqlite' (the embedded file at --sqlite-path; default otherwise), 'memory' (nothing persists).",
-    );
-    this.watchCache = fs.bool('watch-cache', true, 'Enable watch caching in the apiserver');
+    this.caFile = fs.string('etcd-cafile', '');
+    this.certFile = fs.string('etcd-certfile', '');
+    this.compactionInterval = fs.duration('etcd-compaction-interval', defaultCompactIntervalMs * nanosPerMs);
+    this.healthcheckTimeout = fs.duration('etcd-healthcheck-timeout', defaultHealthcheckTimeoutMs * nanosPerMs);
+    this.keyFile = fs.string('etcd-keyfile', '');
+    this.etcdPrefix = fs.string('etcd-prefix', defaultEtcdPathPrefix);
+    this.readycheckTimeout = fs.duration('etcd-readycheck-timeout', defaultReadinessTimeoutMs * nanosPerMs);
+    this.encryptionProviderConfig = fs.string('encryption-provider-config', '');
+    this.etcdServers = fs.stringSlice('etcd-servers', []);
+    this.leaseReuseDurationSeconds = fs.int('lease-reuse-duration-seconds', defaultLeaseReuseDurationSeconds);
+    this.sqlitePath = fs.string('sqlite-path', '');
+    this.storageBackend = fs.string('storage-backend', '');
+    this.watchCache = fs.bool('watch-cache', true);
   }
 
   /** The backend in effect: --storage-backend, else etcd3 with --etcd-servers, else sqlite. */

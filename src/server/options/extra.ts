@@ -17,12 +17,8 @@ export class ExtraOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Misc');
-    this.eventTTL = fs.duration('event-ttl', 3600 * second, 'Amount of time to retain events.');
-    this.serviceClusterIPRanges = fs.string(
-      'service-cluster-ip-range',
-      '',
-      'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed.',
-    );
+    this.eventTTL = fs.duration('event-ttl', 3600 * second);
+    this.serviceClusterIPRanges = fs.string('service-cluster-ip-range', '');
   }
 
   /** The ranges, primary first (the default when the flag is empty). */

@@ -20,27 +20,11 @@ export class FeatureOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Features');
-    this.contentionProfiling = fs.bool(
-      'contention-profiling',
-      false,
-      'Enable block profiling, if profiling is enabled (a no-op here: there is no Go runtime to profile)',
-    );
-    this.debugSocketPath = fs.string(
-      'debug-socket-path',
-      '',
-      'Use an unprotected (no authn/authz) unix-domain socket for profiling with the given path (accepted and ignored here: there is no pprof to serve)',
-    );
-    this.enablePriorityAndFairness = fs.bool(
-      'enable-priority-and-fairness',
-      true,
-      'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness',
-    );
-    this.flowControlConfigFiles = fs.stringSlice(
-      'flowcontrol-config-file',
-      [],
-      'Files or directories of flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration manifests (YAML or JSON) added to the built-in bootstrap configuration. Objects with errors are rejected with the reason and the rest stays in force.',
-    );
-    this.profiling = fs.bool('profiling', true, 'Enable profiling via web interface host:port/debug/pprof/');
+    this.contentionProfiling = fs.bool('contention-profiling', false);
+    this.debugSocketPath = fs.string('debug-socket-path', '');
+    this.enablePriorityAndFairness = fs.bool('enable-priority-and-fairness', true);
+    this.flowControlConfigFiles = fs.stringSlice('flowcontrol-config-file', []);
+    this.profiling = fs.bool('profiling', true);
   }
 
   validate(): string[] {

@@ -4,6 +4,7 @@
 import { formatGoDuration, parseGoDuration } from '../../util/duration.ts';
 import { isIP } from '../../util/net.ts';
 import { goQuote, parseGoBool } from '../../util/go.ts';
+import { flagUsage } from './flag-usage.ts';
 
 export class FlagError extends Error {
   constructor(message: string) {
@@ -30,7 +31,8 @@ export class Flag<T> {
 export interface FlagDefinition<T> {
   name: string;
   shorthand?: string;
-  usage: string;
+  /** Help text; without it, --help prints flagUsage's entry for the name (flag-usage.ts). */
+  usage?: string;
   defaultValue: T;
   /** The type word shown in help (`int`, `string`, `duration`, `strings` …); "" for bools. */
   typeName: string;
@@ -153,7 +155,7 @@ export class FlagSet {
     return this.byName.get(normalizeName(name));
   }
 
-  string(name: string, defaultValue: string, usage: string): Flag<string> {
+  string(name: string, defaultValue: string, usage?: string): Flag<string> {
     return this.add({
       name,
       usage,
@@ -164,7 +166,7 @@ export class FlagSet {
     });
   }
 
-  bool(name: string, defaultValue: boolean, usage: string): Flag<boolean> {
+  bool(name: string, defaultValue: boolean, usage?: string): Flag<boolean> {
     return this.add({
       name,
       usage,
@@ -180,7 +182,7 @@ export class FlagSet {
     });
   }
 
-  int(name: string, defaultValue: number, usage: string, bits = 64): Flag<number> {
+  int(name: string, defaultValue: number, usage?: string, bits = 64): Flag<number> {
     return this.add({
       name,
       usage,
@@ -191,7 +193,7 @@ export class FlagSet {
     });
   }
 
-  float(name: string, defaultValue: number, usage: string): Flag<number> {
+  float(name: string, defaultValue: number, usage?: string): Flag<number> {
     return this.add({
       name,
       usage,
@@ -208,7 +210,7 @@ export class FlagSet {
   }
 
   /** A Go duration; the value is in nanoseconds, as time.Duration. */
-  duration(name: string, defaultNanos: number, usage: string): Flag<number> {
+  duration(name: string, defaultNanos: number, usage?: string): Flag<number> {
     return this.add({
       name,
       usage,
@@ -220,7 +222,7 @@ export class FlagSet {
   }
 
   /** pflag stringSlice: comma-separated (CSV), first occurrence replaces the default, later ones append. */
-  stringSlice(name: string, defaultValue: string[], usage: string): Flag<string[]> {
+  stringSlice(name: string, defaultValue: string[], usage?: string): Flag<string[]> {
     return this.add({
       name,
       usage,
@@ -232,7 +234,7 @@ export class FlagSet {
   }
 
   /** pflag stringArray: one value per occurrence, no comma splitting. */
-  stringArray(name: string, defaultValue: string[], usage: string): Flag<string[]> {
+  stringArray(name: string, defaultValue: string[], usage?: string): Flag<string[]> {
     return this.add({
       name,
       usage,
@@ -244,7 +246,7 @@ export class FlagSet {
   }
 
   /** pflag IP. */
-  ip(name: string, defaultValue: string, usage: string): Flag<string> {
+  ip(name: string, defaultValue: string, usage?: string): Flag<string> {
     return this.add({
       name,
       usage,
@@ -358,7 +360,7 @@ function formatFlagUsages(flags: Flag<unknown>[], width: number): string {
     const d = f.def;
     let head = d.shorthand ? `  -${d.shorthand}, --${f.name}` : `      --${f.name}`;
     if (d.typeName) head += ' ' + d.typeName;
-    let usage = d.usage;
+    let usage = d.usage ?? (Object.hasOwn(flagUsage, f.name) ? flagUsage[f.name]! : '');
     const def = d.formatDefault?.(f.defaultValue) ?? '';
     if (def) usage += ` (default ${def})`;
     if (d.deprecated) usage += ` (DEPRECATED: ${d.deprecated})`;

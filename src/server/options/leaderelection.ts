@@ -22,41 +22,13 @@ export class LeaderElectionOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Leader election');
-    this.leaderElect = fs.bool(
-      'leader-elect',
-      d.leaderElect,
-      'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.',
-    );
-    this.leaseDuration = fs.duration(
-      'leader-elect-lease-duration',
-      d.leaseDurationMs * ms,
-      'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.',
-    );
-    this.renewDeadline = fs.duration(
-      'leader-elect-renew-deadline',
-      d.renewDeadlineMs * ms,
-      'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.',
-    );
-    this.retryPeriod = fs.duration(
-      'leader-elect-retry-period',
-      d.retryPeriodMs * ms,
-      'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.',
-    );
-    this.resourceLock = fs.string(
-      'leader-elect-resource-lock',
-      d.resourceLock,
-      "The type of resource object that is used for locking during leader election. Supported options are 'leases'.",
-    );
-    this.resourceName = fs.string(
-      'leader-elect-resource-name',
-      d.resourceName,
-      'The name of resource object that is used for locking during leader election.',
-    );
-    this.resourceNamespace = fs.string(
-      'leader-elect-resource-namespace',
-      d.resourceNamespace,
-      'The namespace of resource object that is used for locking during leader election.',
-    );
+    this.leaderElect = fs.bool('leader-elect', d.leaderElect);
+    this.leaseDuration = fs.duration('leader-elect-lease-duration', d.leaseDurationMs * ms);
+    this.renewDeadline = fs.duration('leader-elect-renew-deadline', d.renewDeadlineMs * ms);
+    this.retryPeriod = fs.duration('leader-elect-retry-period', d.retryPeriodMs * ms);
+    this.resourceLock = fs.string('leader-elect-resource-lock', d.resourceLock);
+    this.resourceName = fs.string('leader-elect-resource-name', d.resourceName);
+    this.resourceNamespace = fs.string('leader-elect-resource-namespace', d.resourceNamespace);
   }
 
   validate(): string[] {

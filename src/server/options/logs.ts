@@ -16,7 +16,6 @@ export class LogsOptions implements OptionsGroup {
       name: 'v',
       shorthand: 'v',
       typeName: 'Level',
-      usage: 'number for the log level verbosity',
       defaultValue: this.verbosity,
       set: (raw) => {
         // klog.Level parses as uint32 (strconv.ParseUint).

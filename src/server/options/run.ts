@@ -30,67 +30,19 @@ export class ServerRunOptions implements OptionsGroup {
 
   addFlags(fs: FlagSet): void {
     fs.section('Generic');
-    this.advertiseAddress = fs.ip(
-      'advertise-address',
-      '',
-      "The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host's default interface will be used.",
-    );
+    this.advertiseAddress = fs.ip('advertise-address', '');
     this.corsAllowedOrigins = fs.stringSlice('cors-allowed-origins', [], corsAllowedOriginsHelpText);
-    this.hstsDirectives = fs.stringSlice(
-      'strict-transport-security-directives',
-      [],
-      "List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added. Example: 'max-age=31536000,includeSubDomains,preload'",
-    );
-    this.externalHost = fs.string(
-      'external-hostname',
-      '',
-      'The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery).',
-    );
-    this.maxRequestsInFlight = fs.int(
-      'max-requests-inflight',
-      400,
-      "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.",
-    );
-    this.maxMutatingRequestsInFlight = fs.int(
-      'max-mutating-requests-inflight',
-      200,
-      "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.",
-    );
-    this.requestTimeout = fs.duration(
-      'request-timeout',
-      60 * second,
-      'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.',
-    );
-    this.goawayChance = fs.float(
-      'goaway-chance',
-      0,
-      "To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). The client's other in-flight requests won't be affected, and the client will reconnect, likely landing on a different apiserver after going through the load balancer again. This argument sets the fraction of requests that will be sent a GOAWAY. Clusters with single apiservers, or which don't use a load balancer, should NOT enable this. Min is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended starting point.",
-    );
-    this.livezGracePeriod = fs.duration(
-      'livez-grace-period',
-      0,
-      "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver's start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true.",
-    );
-    this.minRequestTimeout = fs.int(
-      'min-request-timeout',
-      1800,
-      'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.',
-    );
-    this.shutdownDelayDuration = fs.duration(
-      'shutdown-delay-duration',
-      0,
-      'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.',
-    );
-    this.shutdownSendRetryAfter = fs.bool(
-      'shutdown-send-retry-after',
-      false,
-      "If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a 'Retry-After' response header, in addition 'Connection: close' response header is set in order to tear down the TCP connection when idle.",
-    );
-    this.shutdownWatchTerminationGracePeriod = fs.duration(
-      'shutdown-watch-termination-grace-period',
-      0,
-      'This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.',
-    );
+    this.hstsDirectives = fs.stringSlice('strict-transport-security-directives', []);
+    this.externalHost = fs.string('external-hostname', '');
+    this.maxRequestsInFlight = fs.int('max-requests-inflight', 400);
+    this.maxMutatingRequestsInFlight = fs.int('max-mutating-requests-inflight', 200);
+    this.requestTimeout = fs.duration('request-timeout', 60 * second);
+    this.goawayChance = fs.float('goaway-chance', 0);
+    this.livezGracePeriod = fs.duration('livez-grace-period', 0);
+    this.minRequestTimeout = fs.int('min-request-timeout', 1800);
+    this.shutdownDelayDuration = fs.duration('shutdown-delay-duration', 0);
+    this.shutdownSendRetryAfter = fs.bool('shutdown-send-retry-after', false);
+    this.shutdownWatchTerminationGracePeriod = fs.duration('shutdown-watch-termination-grace-period', 0);
   }
 
   validate(): string[] {

@@ -150,36 +150,15 @@ export class SecureServingOptions implements OptionsGroup {
   addFlags(fs: FlagSet): void {
     fs.section('Secure serving');
     const f = this.flags;
-    f['bind-address'] = fs.ip(
-      'bind-address',
-      this.bindAddress,
-      'The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address families will be used.',
-    );
-    f['cert-dir'] = fs.string(
-      'cert-dir',
-      this.certDirectory,
-      'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.',
-    );
-    f['disable-http2-serving'] = fs.bool(
-      'disable-http2-serving',
-      this.disableHTTP2,
-      'If true, HTTP2 serving will be disabled [default=false]',
-    );
+    f['bind-address'] = fs.ip('bind-address', this.bindAddress);
+    f['cert-dir'] = fs.string('cert-dir', this.certDirectory);
+    f['disable-http2-serving'] = fs.bool('disable-http2-serving', this.disableHTTP2);
     f['http2-max-streams-per-connection'] = fs.int(
       'http2-max-streams-per-connection',
       this.http2MaxStreamsPerConnection,
-      "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default.",
     );
-    f['permit-address-sharing'] = fs.bool(
-      'permit-address-sharing',
-      this.permitAddressSharing,
-      'If true, SO_REUSEADDR will be used when binding the port. This allows binding to wildcard IPs like 0.0.0.0 and specific IPs in parallel, and it avoids waiting for the kernel to release sockets in TIME_WAIT state. [default=false]',
-    );
-    f['permit-port-sharing'] = fs.bool(
-      'permit-port-sharing',
-      this.permitPortSharing,
-      'If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false]',
-    );
+    f['permit-address-sharing'] = fs.bool('permit-address-sharing', this.permitAddressSharing);
+    f['permit-port-sharing'] = fs.bool('permit-port-sharing', this.permitPortSharing);
     f['secure-port'] = fs.int(
       'secure-port',
       this.bindPort,
@@ -187,27 +166,17 @@ export class SecureServingOptions implements OptionsGroup {
         ? 'The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0.'
         : "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS at all.",
     );
-    f['tls-cert-file'] = fs.string(
-      'tls-cert-file',
-      this.certFile,
-      'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by --cert-dir.',
-    );
+    f['tls-cert-file'] = fs.string('tls-cert-file', this.certFile);
     f['tls-cipher-suites'] = fs.stringSlice('tls-cipher-suites', this.cipherSuites, cipherHelp());
     f['tls-min-version'] = fs.string(
       'tls-min-version',
       this.minTLSVersion,
       `Minimum TLS version supported. Possible values: ${Object.keys(tlsVersions).join(', ')}`,
     );
-    f['tls-private-key-file'] = fs.string(
-      'tls-private-key-file',
-      this.keyFile,
-      'File containing the default x509 private key matching --tls-cert-file.',
-    );
+    f['tls-private-key-file'] = fs.string('tls-private-key-file', this.keyFile);
     f['tls-sni-cert-key'] = fs.add<NamedCertKey[]>({
       name: 'tls-sni-cert-key',
       typeName: 'string',
-      usage:
-        'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. The domain patterns also allow IP addresses, but IPs should only be used if the apiserver has visibility to the IP address requested by a client. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".',
       defaultValue: this.sniCertKeys,
       set: (raw, current, first) => {
         let nkc: NamedCertKey;
