@@ -10,7 +10,7 @@ const unavailable = (): never => {
 
 /** generate.ts's export: not available in the Worker build. */
 export function generateSelfSignedCertKey(): Promise<never> {
-  return Promise.reject(new Error('TLS serving is not part of the Worker build: the platform terminates TLS'));
+  return Promise.resolve().then(unavailable);
 }
 
 /** content.ts's providers: not available in the Worker build. */
