@@ -10,7 +10,7 @@ import {
   type TokenAuthenticator,
 } from './authenticator.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
-import { headerValues } from './headers.ts';
+import { authorizationHeader } from './headers.ts';
 import { decodeBase64URL } from '../util/base64.ts';
 
 export const invalidTokenError = 'invalid bearer token';
@@ -71,9 +71,7 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
   authenticateFast(ctx: RequestContext): MaybeAuthenticated {
     // Go's Header.Get: the first Authorization line. Without raw headers the runtime joins
     // repeated lines ("a, b"), which never parses as a valid token: 401, fail closed.
-    const header = ctx.transport.rawHeaders
-      ? (headerValues(ctx, 'authorization')[0] ?? null)
-      : ctx.request.headers.get('authorization');
+    const header = authorizationHeader(ctx);
     const token = parseBearerToken(header);
     if (token === undefined) return null;
     if (token === '') {
