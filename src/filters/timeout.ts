@@ -67,9 +67,9 @@ class ChildHeaders extends HeaderMap {
     for (const [name, value] of this.outer) if (!this.written.has(name)) super.append(name, value);
   }
 
-  override set(name: string, value: string): void {
-    super.set(name, value);
-    this.written.add(name.toLowerCase());
+  protected override put(lower: string, value: string): void {
+    super.put(lower, value);
+    this.written.add(lower);
   }
   override append(name: string, value: string): void {
     const lower = name.toLowerCase();
@@ -363,7 +363,8 @@ export function withTimeoutForNonLongRunningRequests(
  */
 function mergeInnerHeaders(outer: Headers, inner: Headers): void {
   if (inner instanceof ChildHeaders) {
-    for (const [name, value] of inner.writtenValues()) outer.set(name, value);
+    // Names and values are already checked and lower-cased: copied without a second check.
+    for (const [name, value] of inner.writtenValues()) HeaderMap.copyValue(outer, name, value);
     return;
   }
   // A map an inner layer put in place of the copy.

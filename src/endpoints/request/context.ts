@@ -123,21 +123,28 @@ export function newRequestContext(request: Request, transport?: Transport): Requ
  * mutable headers (a copy if the given one's were immutable).
  */
 export function finalizeResponse(ctx: RequestContext, response: Response): Response {
+  const shared = ctx.responseHeaders;
+  // `response.headers` is read once per Response: each read is a brand check.
+  let headers = response.headers;
   let mutable = false;
-  for (const [name, value] of ctx.responseHeaders) {
-    if (response.headers.has(name)) continue;
+  const add = (value: string, name: string) => {
+    if (headers.has(name)) return;
     if (!mutable) {
       mutable = true;
       // Try the write first: probing every response for immutable headers costs a set and a delete.
       try {
-        response.headers.set(name, value);
-        continue;
+        headers.set(name, value);
+        return;
       } catch {
         response = new Response(response.body, response);
+        headers = response.headers;
       }
     }
-    response.headers.set(name, value);
-  }
+    headers.set(name, value);
+  };
+  // The usual map: its entries as they are, not sorted first (the result is the same).
+  if (shared instanceof HeaderMap) shared.eachFirst(add);
+  else for (const [name, value] of shared) add(value, name);
   return response;
 }
 

@@ -57,8 +57,11 @@ export class HeaderMap implements Headers {
   }
 
   set(name: string, value: string): void {
-    const lower = lowerName(name);
-    value = normalizeValue(value);
+    this.put(lowerName(name), normalizeValue(value));
+  }
+
+  /** set() with the name already lower-cased and the value normalised (copies between maps). */
+  protected put(lower: string, value: string): void {
     if (lower === 'set-cookie') this.cookies = [value];
     this.map.set(lower, value);
   }
@@ -79,6 +82,21 @@ export class HeaderMap implements Headers {
 
   getSetCookie(): string[] {
     return this.cookies ? [...this.cookies] : [];
+  }
+
+  /**
+   * `cb(value, lower-case name)` for each name in insertion order, with only the first
+   * Set-Cookie line: what setting every entry of the sorted iteration on another Headers leaves
+   * there when each name is set only if absent (finalizeResponse), without sorting.
+   */
+  eachFirst(cb: (value: string, name: string) => void): void {
+    for (const [name, value] of this.map) cb(name === 'set-cookie' ? (this.cookies?.[0] ?? value) : value, name);
+  }
+
+  /** Copies every entry written here onto `to` (a set per name), skipping revalidation. */
+  static copyValue(to: Headers, lower: string, value: string): void {
+    if (to instanceof HeaderMap) to.put(lower, value);
+    else to.set(lower, value);
   }
 
   /** Fetch's "sort and combine": by name, each Set-Cookie line on its own. */
