@@ -124,27 +124,28 @@ export function newRequestContext(request: Request, transport?: Transport): Requ
  */
 export function finalizeResponse(ctx: RequestContext, response: Response): Response {
   const shared = ctx.responseHeaders;
-  // `response.headers` is read once per Response: each read is a brand check.
+  // The usual map is walked as it is, not sorted first: each name is set only if absent, so the
+  // order does not change the result.
+  const entries: Iterable<[string, string]> =
+    (shared instanceof HeaderMap ? shared.unsorted() : undefined) ?? shared;
+  // `response.headers` is read once: each read is a brand check.
   let headers = response.headers;
   let mutable = false;
-  const add = (value: string, name: string) => {
-    if (headers.has(name)) return;
+  for (const [name, value] of entries) {
+    if (headers.has(name)) continue;
     if (!mutable) {
       mutable = true;
       // Try the write first: probing every response for immutable headers costs a set and a delete.
       try {
         headers.set(name, value);
-        return;
+        continue;
       } catch {
         response = new Response(response.body, response);
         headers = response.headers;
       }
     }
     headers.set(name, value);
-  };
-  // The usual map: its entries as they are, not sorted first (the result is the same).
-  if (shared instanceof HeaderMap) shared.eachFirst(add);
-  else for (const [name, value] of shared) add(value, name);
+  }
   return response;
 }
 

@@ -85,12 +85,11 @@ export class HeaderMap implements Headers {
   }
 
   /**
-   * `cb(value, lower-case name)` for each name in insertion order, with only the first
-   * Set-Cookie line: what setting every entry of the sorted iteration on another Headers leaves
-   * there when each name is set only if absent (finalizeResponse), without sorting.
+   * Lower-case name → value in insertion order, without sorting, when that is what the sorted
+   * iteration holds name by name (no Set-Cookie lines, the one name iteration splits); else undefined.
    */
-  eachFirst(cb: (value: string, name: string) => void): void {
-    for (const [name, value] of this.map) cb(name === 'set-cookie' ? (this.cookies?.[0] ?? value) : value, name);
+  unsorted(): ReadonlyMap<string, string> | undefined {
+    return this.cookies ? undefined : this.map;
   }
 
   /** Copies every entry written here onto `to` (a set per name), skipping revalidation. */
