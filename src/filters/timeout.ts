@@ -204,8 +204,9 @@ class TimeoutChildContext implements RequestContext {
   constructor(ctx: RequestContext, race: TimeoutRace) {
     this.outer = ctx;
     this.race = race;
-    // Fields added to RequestContext later are carried over (as a snapshot).
-    for (const k of Object.keys(ctx))
+    // Fields added to RequestContext later are carried over (as a snapshot). for-in, not
+    // Object.keys: no array per request (the context is a plain object, nothing inherited).
+    for (const k in ctx)
       if (!(k in this))
         (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
   }
