@@ -126,8 +126,7 @@ export function finalizeResponse(ctx: RequestContext, response: Response): Respo
   const shared = ctx.responseHeaders;
   // The usual map is walked as it is, not sorted first: each name is set only if absent, so the
   // order does not change the result.
-  const entries: Iterable<[string, string]> =
-    (shared instanceof HeaderMap ? shared.unsorted() : undefined) ?? shared;
+  const entries: Iterable<[string, string]> = (shared instanceof HeaderMap ? shared.unsorted() : undefined) ?? shared;
   // `response.headers` is read once: each read is a brand check.
   let headers = response.headers;
   let mutable = false;
