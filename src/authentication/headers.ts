@@ -62,6 +62,13 @@ export function headerNamesWithPrefix(ctx: RequestContext, prefix: string): stri
   return out;
 }
 
+/** Whether `name` (lower-case) is one of `names` or starts with one of `prefixes`: loops, no closure per header. */
+function stripped(name: string, names: readonly string[], prefixes: readonly string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (names[i] === name) return true;
+  for (let i = 0; i < prefixes.length; i++) if (name.startsWith(prefixes[i]!)) return true;
+  return false;
+}
+
 /**
  * Removes headers (exact names and name prefixes, lower-case) from ctx.request. Incoming
  * requests on some runtimes have immutable headers; then the request is rebuilt.
@@ -73,9 +80,7 @@ export function deleteRequestHeaders(ctx: RequestContext, names: readonly string
   if (prefixes.length && !raw) {
     // The walk over the Fetch Headers that the prefixes need also finds the exact names: one
     // iteration instead of an iteration and a has() per name.
-    for (const [n] of h) {
-      if ((names.includes(n) || prefixes.some((p) => n.startsWith(p))) && !doomed?.includes(n)) (doomed ??= []).push(n);
-    }
+    for (const [n] of h) if (stripped(n, names, prefixes) && !doomed?.includes(n)) (doomed ??= []).push(n);
   } else {
     for (const n of names) if (knownHas(ctx, n) ?? h.has(n)) (doomed ??= []).push(n);
     // Prefixed names come from what the client sent. The raw list (when the runtime gives it)
