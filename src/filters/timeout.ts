@@ -118,14 +118,15 @@ class ChildHeaders extends HeaderMap {
     return super[Symbol.iterator]();
   }
 
-  /** The values written here that differ from the outer map's (deletions are not carried over, as before). */
-  writtenValues(): [string, string][] {
-    const out: [string, string][] = [];
+  /**
+   * Sets on `outer` the values written here that differ from its own (deletions are not carried
+   * over, as before); names and values are already checked and lower-cased.
+   */
+  copyWrittenTo(outer: Headers): void {
     for (const name of this.written) {
       const v = super.get(name);
-      if (v !== null && v !== this.outer.get(name)) out.push([name, v]);
+      if (v !== null && v !== this.outer.get(name)) HeaderMap.copyValue(outer, name, v);
     }
-    return out;
   }
 }
 
@@ -364,8 +365,7 @@ export function withTimeoutForNonLongRunningRequests(
  */
 function mergeInnerHeaders(outer: Headers, inner: Headers): void {
   if (inner instanceof ChildHeaders) {
-    // Names and values are already checked and lower-cased: copied without a second check.
-    for (const [name, value] of inner.writtenValues()) HeaderMap.copyValue(outer, name, value);
+    inner.copyWrittenTo(outer);
     return;
   }
   // A map an inner layer put in place of the copy.
