@@ -53,37 +53,47 @@ export class DeadlineExceededError extends Error {
 class ChildHeaders extends HeaderMap {
   private readonly outer: Headers;
   private copied = false;
-  /** Names written (set, appended or deleted) on this map. */
-  readonly written = new Set<string>();
+  /**
+   * Names written (set, appended or deleted) on this map; made at the first delete or copy.
+   * Until then the map holds exactly what was written, so its own names are the written ones
+   * (most requests: APF's two headers, and no Set per request).
+   */
+  private writtenNames: Set<string> | undefined;
 
   constructor(outer: Headers) {
     super();
     this.outer = outer;
   }
 
+  private written(): Set<string> {
+    return (this.writtenNames ??= new Set(this.names()));
+  }
+
   private copy(): void {
     if (this.copied) return;
+    const written = this.written();
     this.copied = true;
-    for (const [name, value] of this.outer) if (!this.written.has(name)) super.append(name, value);
+    for (const [name, value] of this.outer) if (!written.has(name)) super.append(name, value);
   }
 
   protected override put(lower: string, value: string): void {
     super.put(lower, value);
-    this.written.add(lower);
+    this.writtenNames?.add(lower);
   }
   override append(name: string, value: string): void {
     const lower = name.toLowerCase();
     // Appending to a value the copy would have held: start from it.
-    if (!this.copied && !this.written.has(lower)) {
+    if (!this.copied && !(this.writtenNames ? this.writtenNames.has(lower) : super.has(lower))) {
       const had = this.outer.get(lower);
       if (had !== null) super.set(lower, had);
     }
     super.append(name, value);
-    this.written.add(lower);
+    this.writtenNames?.add(lower);
   }
   override delete(name: string): void {
+    const written = this.written();
     super.delete(name);
-    this.written.add(name.toLowerCase());
+    written.add(name.toLowerCase());
   }
   override get(name: string): string | null {
     this.copy();
@@ -123,7 +133,7 @@ class ChildHeaders extends HeaderMap {
    * over, as before); names and values are already checked and lower-cased.
    */
   copyWrittenTo(outer: Headers): void {
-    for (const name of this.written) {
+    for (const name of this.writtenNames ?? this.names()) {
       const v = super.get(name);
       if (v !== null && v !== this.outer.get(name)) HeaderMap.copyValue(outer, name, v);
     }

@@ -92,6 +92,11 @@ export class HeaderMap implements Headers {
     return this.cookies ? undefined : this.map;
   }
 
+  /** The names held (lower-case, insertion order). */
+  protected names(): IterableIterator<string> {
+    return this.map.keys();
+  }
+
   /** Copies every entry written here onto `to` (a set per name), skipping revalidation. */
   static copyValue(to: Headers, lower: string, value: string): void {
     if (to instanceof HeaderMap) to.put(lower, value);
