@@ -97,7 +97,7 @@ export class HeaderMap implements Headers {
     return this.map.keys();
   }
 
-  /** Copies every entry written here onto `to` (a set per name), skipping revalidation. */
+  /** Sets one checked, lower-case entry on `to`; on a HeaderMap without checking it again. */
   static copyValue(to: Headers, lower: string, value: string): void {
     if (to instanceof HeaderMap) to.put(lower, value);
     else to.set(lower, value);
