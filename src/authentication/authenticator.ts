@@ -21,6 +21,12 @@ export interface RequestAuthenticator {
    * the chain then makes no Promise per authenticator layer. Optional; see `authenticate`.
    */
   authenticateFast?(ctx: RequestContext): AuthenticatorResponse | null | Promise<AuthenticatorResponse | null>;
+  /**
+   * authenticateFast with a synchronous rejection returned as the Error instead of thrown: a
+   * union that goes on to its next authenticator then does not unwind a throw per request (the
+   * loopback token authenticator rejects every other bearer token). Optional.
+   */
+  authenticateOrError?(ctx: RequestContext): MaybeAuthenticated | Error;
 }
 
 /** What an authenticator's fast path returns: a result, or a Promise of one. */

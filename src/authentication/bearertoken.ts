@@ -10,7 +10,7 @@ import {
   type TokenAuthenticator,
 } from './authenticator.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
-import { headerValues } from './headers.ts';
+import { authorizationHeader } from './headers.ts';
 import { decodeBase64URL } from '../util/base64.ts';
 
 export const invalidTokenError = 'invalid bearer token';
@@ -69,11 +69,14 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
     return this.authenticateFast(ctx);
   }
   authenticateFast(ctx: RequestContext): MaybeAuthenticated {
+    const r = this.authenticateOrError(ctx);
+    if (r instanceof Error) throw r;
+    return r;
+  }
+  authenticateOrError(ctx: RequestContext): MaybeAuthenticated | Error {
     // Go's Header.Get: the first Authorization line. Without raw headers the runtime joins
     // repeated lines ("a, b"), which never parses as a valid token: 401, fail closed.
-    const header = ctx.transport.rawHeaders
-      ? (headerValues(ctx, 'authorization')[0] ?? null)
-      : ctx.request.headers.get('authorization');
+    const header = authorizationHeader(ctx);
     const token = parseBearerToken(header);
     if (token === undefined) return null;
     if (token === '') {
@@ -82,15 +85,21 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
       return null;
     }
     const r = authenticateToken(this.auth, token, audiencesFrom(ctx));
-    return r instanceof Promise ? r.then((resp) => this.answer(resp)) : this.answer(r);
+    if (r instanceof Promise)
+      return r.then((resp) => {
+        const a = this.answer(resp);
+        if (a instanceof Error) throw a;
+        return a;
+      });
+    return this.answer(r);
   }
-  private answer(resp: AuthenticatorResponse | null): AuthenticatorResponse | null {
+  private answer(resp: AuthenticatorResponse | null): AuthenticatorResponse | null | Error {
     if (resp) return resp;
     if (this.invalidIsNoOpinion) return null;
     // One Error per authenticator, not per request: in front of a union (the loopback and admin
     // tokens) every other token lands here before the union's next authenticator accepts it,
     // and capturing a stack through the whole chain costs more than the rest of the lookup.
-    throw (this.invalid ??= new Error(invalidTokenError));
+    return (this.invalid ??= new Error(invalidTokenError));
   }
   private invalid?: Error;
 }

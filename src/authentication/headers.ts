@@ -16,6 +16,36 @@ export function headerValues(ctx: RequestContext, name: string): string[] {
   return v === null ? [] : [v];
 }
 
+const authorizationKey = Symbol('authorization');
+
+interface AuthorizationMemo {
+  request: Request;
+  value: string | null;
+}
+
+/**
+ * Go's `Header.Get("Authorization")` (the first line where the runtime gives raw lines), read
+ * once per request: every bearer authenticator of a union and the header stripping after a
+ * success ask for it, and each Fetch Headers call costs WebIDL conversions. Remembered for the
+ * Request object it was read from (a rebuilt request is read again).
+ */
+export function authorizationHeader(ctx: RequestContext): string | null {
+  const memo = ctx.values.get(authorizationKey) as AuthorizationMemo | undefined;
+  if (memo !== undefined && memo.request === ctx.request) return memo.value;
+  const value = ctx.transport.rawHeaders
+    ? (headerValues(ctx, 'authorization')[0] ?? null)
+    : ctx.request.headers.get('authorization');
+  ctx.values.set(authorizationKey, { request: ctx.request, value });
+  return value;
+}
+
+/** Whether the request has header `name`, from what was read already; undefined when not known. */
+function knownHas(ctx: RequestContext, name: string): boolean | undefined {
+  if (name !== 'authorization') return undefined;
+  const memo = ctx.values.get(authorizationKey) as AuthorizationMemo | undefined;
+  return memo !== undefined && memo.request === ctx.request ? memo.value !== null : undefined;
+}
+
 /** Header names (lower-case, first-seen order) that start with `prefix` (case-insensitive). */
 export function headerNamesWithPrefix(ctx: RequestContext, prefix: string): string[] {
   const p = prefix.toLowerCase();
@@ -32,6 +62,13 @@ export function headerNamesWithPrefix(ctx: RequestContext, prefix: string): stri
   return out;
 }
 
+/** Whether `name` (lower-case) is one of `names` or starts with one of `prefixes`: loops, no closure per header. */
+function stripped(name: string, names: readonly string[], prefixes: readonly string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (names[i] === name) return true;
+  for (let i = 0; i < prefixes.length; i++) if (name.startsWith(prefixes[i]!)) return true;
+  return false;
+}
+
 /**
  * Removes headers (exact names and name prefixes, lower-case) from ctx.request. Incoming
  * requests on some runtimes have immutable headers; then the request is rebuilt.
@@ -39,23 +76,24 @@ export function headerNamesWithPrefix(ctx: RequestContext, prefix: string): stri
 export function deleteRequestHeaders(ctx: RequestContext, names: readonly string[], prefixes: readonly string[]): void {
   const h = ctx.request.headers;
   let doomed: string[] | undefined;
-  for (const n of names) if (h.has(n)) (doomed ??= []).push(n);
-  if (prefixes.length) {
+  const raw = ctx.transport.rawHeaders;
+  if (prefixes.length && !raw) {
+    // The walk over the Fetch Headers that the prefixes need also finds the exact names: one
+    // iteration instead of an iteration and a has() per name.
+    for (const [n] of h) if (stripped(n, names, prefixes) && !doomed?.includes(n)) (doomed ??= []).push(n);
+  } else {
+    for (const n of names) if (knownHas(ctx, n) ?? h.has(n)) (doomed ??= []).push(n);
     // Prefixed names come from what the client sent. The raw list (when the runtime gives it)
     // is much cheaper to scan than Fetch Headers, which sort and copy on iteration.
-    const raw = ctx.transport.rawHeaders;
     if (raw) {
       for (let i = 0; i < raw.length; i += 2) {
         const n = raw[i]!.toLowerCase();
         if (prefixes.some((p) => n.startsWith(p)) && !doomed?.includes(n)) (doomed ??= []).push(n);
       }
-    } else {
-      for (const [n] of h) {
-        if (prefixes.some((p) => n.startsWith(p))) (doomed ??= []).push(n);
-      }
     }
   }
   if (!doomed) return;
+  if (doomed.includes('authorization')) ctx.values.delete(authorizationKey);
   try {
     for (const n of doomed) h.delete(n);
     if (doomed.every((n) => !h.has(n))) return;

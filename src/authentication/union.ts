@@ -59,12 +59,16 @@ export class UnionAuthenticator implements RequestAuthenticator {
   private from(ctx: RequestContext, start: number, errors: Error[] | undefined): MaybeAuthenticated {
     const hs = this.handlers;
     for (let i = start; i < hs.length; i++) {
-      let r: MaybeAuthenticated;
+      const h = hs[i]!;
+      let r: MaybeAuthenticated | Error;
       try {
-        r = authenticate(hs[i]!, ctx);
+        r = h.authenticateOrError ? h.authenticateOrError(ctx) : authenticate(h, ctx);
       } catch (err) {
-        if (this.failOnError) throw toError(err);
-        (errors ??= []).push(toError(err));
+        r = toError(err);
+      }
+      if (r instanceof Error) {
+        if (this.failOnError) throw r;
+        (errors ??= []).push(r);
         continue;
       }
       if (r instanceof Promise) {

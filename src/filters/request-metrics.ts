@@ -11,7 +11,8 @@
 
 import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
-import { requestLabelValues, type APIServerMetrics } from '../metrics/apiserver.ts';
+import { requestLabelValues, type APIServerMetrics, type RequestLabelValues } from '../metrics/apiserver.ts';
+import type { CounterChild, HistogramChild } from '../metrics/registry.ts';
 
 /** ctx.values key: milliseconds spent waiting in an APF queue (excluded from the SLI latency). */
 export const apfWaitKey = Symbol.for('edge-apiserver.apf.waitMs');
@@ -70,6 +71,63 @@ function onBodyDone(res: Response, fn: () => void): Response {
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
+/** The apiserver_request_total and _duration_seconds children of one label set (all but the code). */
+class RequestSeries {
+  readonly totalGeneration: number;
+  readonly durationGeneration: number;
+  readonly duration: HistogramChild;
+  /** By response code, made on first use. */
+  readonly total = new Map<string, CounterChild>();
+  private readonly labels: string[];
+  private readonly m: APIServerMetrics;
+
+  constructor(labels: string[], m: APIServerMetrics) {
+    this.labels = labels;
+    this.m = m;
+    this.totalGeneration = m.requestTotal.generation;
+    this.durationGeneration = m.requestDuration.generation;
+    this.duration = m.requestDuration.with(labels);
+  }
+
+  addTotal(code: string): CounterChild {
+    const child = this.m.requestTotal.with([...this.labels, code]);
+    this.total.set(code, child);
+    return child;
+  }
+}
+
+/**
+ * Every request records both series under the same eight labels: they are found once per label
+ * set (one map per label position, as the metric's own lookup) instead of walking both metrics'
+ * lookups with two new label arrays per request; again after a reset of either metric.
+ */
+class RequestSeriesCache {
+  private readonly root = new Map<string, unknown>();
+
+  get(l: RequestLabelValues, component: string, m: APIServerMetrics): RequestSeries {
+    const node = step(
+      step(step(step(step(step(step(this.root, l.verb), l.dryRun), l.group), l.version), l.resource), l.subresource),
+      l.scope,
+    );
+    let s = node.get(component) as RequestSeries | undefined;
+    if (
+      !s ||
+      s.totalGeneration !== m.requestTotal.generation ||
+      s.durationGeneration !== m.requestDuration.generation
+    ) {
+      s = new RequestSeries([l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component], m);
+      node.set(component, s);
+    }
+    return s;
+  }
+}
+
+function step(node: Map<string, unknown>, v: string): Map<string, unknown> {
+  let next = node.get(v) as Map<string, unknown> | undefined;
+  if (!next) node.set(v, (next = new Map()));
+  return next;
+}
+
 /** What the request-metrics filter reads (the server Config's field names). */
 export interface RequestMetricsFilterConfig {
   metrics: APIServerMetrics;
@@ -89,6 +147,7 @@ export interface RequestMetricsFilterConfig {
  */
 export function withRequestMetrics(next: Handler, c: RequestMetricsFilterConfig): Handler {
   const m = c.metrics;
+  const series = new RequestSeriesCache();
   const record = (ctx: RequestContext, res: Response): Response => {
     const info = ctx.requestInfo;
     const l = requestLabelValues(ctx.request, ctx.url, info);
@@ -97,11 +156,9 @@ export function withRequestMetrics(next: Handler, c: RequestMetricsFilterConfig)
     else if (!healthRoots.has(l.subresource) && !knownRoots.has(l.subresource)) l.subresource = '';
     const code = String(res.status);
     const elapsed = (Date.now() - ctx.receivedTimestamp) / 1000;
-    m.requestTotal.inc([l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, code]);
-    m.requestDuration.observe(
-      [l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component],
-      elapsed,
-    );
+    const s = series.get(l, component, m);
+    (s.total.get(code) ?? s.addTotal(code)).inc();
+    s.duration.observe(elapsed);
     if (info?.isResourceRequest) {
       const waited = (ctx.values.get(apfWaitKey) as number | undefined) ?? 0;
       m.requestSLIDuration.observe(

@@ -53,37 +53,47 @@ export class DeadlineExceededError extends Error {
 class ChildHeaders extends HeaderMap {
   private readonly outer: Headers;
   private copied = false;
-  /** Names written (set, appended or deleted) on this map. */
-  readonly written = new Set<string>();
+  /**
+   * Names written (set, appended or deleted) on this map; made at the first delete or copy.
+   * Until then the map holds exactly what was written, so its own names are the written ones
+   * (most requests: APF's two headers, and no Set per request).
+   */
+  private writtenNames: Set<string> | undefined;
 
   constructor(outer: Headers) {
     super();
     this.outer = outer;
   }
 
-  private copy(): void {
-    if (this.copied) return;
-    this.copied = true;
-    for (const [name, value] of this.outer) if (!this.written.has(name)) super.append(name, value);
+  private written(): Set<string> {
+    return (this.writtenNames ??= new Set(this.names()));
   }
 
-  override set(name: string, value: string): void {
-    super.set(name, value);
-    this.written.add(name.toLowerCase());
+  private copy(): void {
+    if (this.copied) return;
+    const written = this.written();
+    this.copied = true;
+    for (const [name, value] of this.outer) if (!written.has(name)) super.append(name, value);
+  }
+
+  protected override put(lower: string, value: string): void {
+    super.put(lower, value);
+    this.writtenNames?.add(lower);
   }
   override append(name: string, value: string): void {
     const lower = name.toLowerCase();
     // Appending to a value the copy would have held: start from it.
-    if (!this.copied && !this.written.has(lower)) {
+    if (!this.copied && !(this.writtenNames ? this.writtenNames.has(lower) : super.has(lower))) {
       const had = this.outer.get(lower);
       if (had !== null) super.set(lower, had);
     }
     super.append(name, value);
-    this.written.add(lower);
+    this.writtenNames?.add(lower);
   }
   override delete(name: string): void {
+    const written = this.written();
     super.delete(name);
-    this.written.add(name.toLowerCase());
+    written.add(name.toLowerCase());
   }
   override get(name: string): string | null {
     this.copy();
@@ -118,14 +128,15 @@ class ChildHeaders extends HeaderMap {
     return super[Symbol.iterator]();
   }
 
-  /** The values written here that differ from the outer map's (deletions are not carried over, as before). */
-  writtenValues(): [string, string][] {
-    const out: [string, string][] = [];
-    for (const name of this.written) {
+  /**
+   * Sets on `outer` the values written here that differ from its own (deletions are not carried
+   * over, as before); names and values are already checked and lower-cased.
+   */
+  copyWrittenTo(outer: Headers): void {
+    for (const name of this.writtenNames ?? this.names()) {
       const v = super.get(name);
-      if (v !== null && v !== this.outer.get(name)) out.push([name, v]);
+      if (v !== null && v !== this.outer.get(name)) HeaderMap.copyValue(outer, name, v);
     }
-    return out;
   }
 }
 
@@ -204,8 +215,9 @@ class TimeoutChildContext implements RequestContext {
   constructor(ctx: RequestContext, race: TimeoutRace) {
     this.outer = ctx;
     this.race = race;
-    // Fields added to RequestContext later are carried over (as a snapshot).
-    for (const k of Object.keys(ctx))
+    // Fields added to RequestContext later are carried over (as a snapshot). for-in, not
+    // Object.keys: no array per request (the context is a plain object, nothing inherited).
+    for (const k in ctx)
       if (!(k in this))
         (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
   }
@@ -363,7 +375,7 @@ export function withTimeoutForNonLongRunningRequests(
  */
 function mergeInnerHeaders(outer: Headers, inner: Headers): void {
   if (inner instanceof ChildHeaders) {
-    for (const [name, value] of inner.writtenValues()) outer.set(name, value);
+    inner.copyWrittenTo(outer);
     return;
   }
   // A map an inner layer put in place of the copy.

@@ -4,7 +4,15 @@
 // component-base/metrics/prometheus/health). One APIServerMetrics per server (Config.metrics):
 // tests and embedded servers never share counters.
 
-import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from './registry.ts';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  exponentialBuckets,
+  type CounterChild,
+  type GaugeChild,
+} from './registry.ts';
 import type { RequestInfo } from '../endpoints/request/requestinfo.ts';
 
 /** request_kind label values (apiserver_current_inflight_requests …). */
@@ -455,11 +463,31 @@ export class APIServerMetrics {
 
   /** The HealthObserver that records kubernetes_healthcheck{name,type} and kubernetes_healthchecks_total. */
   healthObserver(): { onCheck(endpoint: string, name: string, error: unknown): void } {
+    // Every probe records every check: the series of each (endpoint, check) are looked up once,
+    // again only after a reset.
+    const series = new Map<string, Map<string, HealthCheckSeries>>();
     return {
       onCheck: (endpoint, name, error) => {
+        let byName = series.get(endpoint);
+        if (!byName) series.set(endpoint, (byName = new Map()));
+        let s = byName.get(name);
+        const gauge = this.healthcheck.generation;
+        const total = this.healthchecksTotal.generation;
+        if (!s || s.gaugeGeneration !== gauge || s.totalGeneration !== total) {
+          s = {
+            gaugeGeneration: gauge,
+            totalGeneration: total,
+            gauge: undefined,
+            success: undefined,
+            error: undefined,
+          };
+          byName.set(name, s);
+        }
+        // Each series is made on first use, as before (an `error` series only once a check failed).
         const ok = error === undefined;
-        this.healthcheck.set([name, endpoint], ok ? 1 : 0);
-        this.healthchecksTotal.inc([name, endpoint, ok ? 'success' : 'error']);
+        (s.gauge ??= this.healthcheck.with([name, endpoint])).set(ok ? 1 : 0);
+        if (ok) (s.success ??= this.healthchecksTotal.with([name, endpoint, 'success'])).inc();
+        else (s.error ??= this.healthchecksTotal.with([name, endpoint, 'error'])).inc();
       },
     };
   }
@@ -480,6 +508,15 @@ export function compressUsername(username: string): string {
 }
 
 /** The request labels upstream's MonitorRequest/RecordRequestTermination compute. */
+/** A health check's series, cached per endpoint and check name (healthObserver). */
+interface HealthCheckSeries {
+  gaugeGeneration: number;
+  totalGeneration: number;
+  gauge: GaugeChild | undefined;
+  success: CounterChild | undefined;
+  error: CounterChild | undefined;
+}
+
 export interface RequestLabelValues {
   verb: string;
   dryRun: string;

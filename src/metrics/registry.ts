@@ -104,6 +104,8 @@ abstract class Vec<T> implements Collector {
   private readonly trie = new Map<string, unknown>();
   /** Unlabelled metrics always print (client_golang registers the one series up front). */
   protected readonly alwaysPresent: boolean;
+  /** Increments whenever series are dropped (reset, delete): callers caching children re-fetch them. */
+  generation = 0;
   private readonly resettable: boolean;
 
   constructor(opts: MetricOpts) {
@@ -164,6 +166,7 @@ abstract class Vec<T> implements Collector {
     const values = this.values(labels);
     const existed = this.children.delete(values.join('\u0000'));
     if (existed) {
+      this.generation++;
       // Rebuilt from what is left (deletes are rare: nothing per request).
       this.trie.clear();
       for (const e of this.children.values()) this.entry(e.values);
@@ -199,6 +202,7 @@ abstract class Vec<T> implements Collector {
 
   reset(): void {
     if (!this.resettable) return;
+    this.generation++;
     this.children.clear();
     this.trie.clear();
   }

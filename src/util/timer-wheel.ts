@@ -19,6 +19,12 @@ let wheelUsable: boolean | undefined;
 function tick(): void {
   const now = Math.floor(Date.now() / slotMs);
   for (const [slot, set] of wheel) {
+    // Emptied slots (every deadline cancelled) go here rather than at each cancel: requests in
+    // the same 100 ms share a slot, and removing and re-adding it per request churns the Map.
+    if (set.size === 0) {
+      wheel.delete(slot);
+      continue;
+    }
     if (slot > now) continue;
     wheel.delete(slot);
     for (const e of set) e.expire();
@@ -58,10 +64,7 @@ export function scheduleDeadline(deadline: number, e: Expiring): () => void {
     if (wheelUsable === undefined) wheelUsable = typeof ticker === 'object' && typeof ticker.unref === 'function';
   }
   const s = set;
-  return () => {
-    s.delete(e);
-    // Empty slots go at once; the ticker stops at its next tick once no deadline is pending,
-    // so an idle process can exit (and a steady stream of requests does not restart it).
-    if (s.size === 0 && wheel.get(slot) === s) wheel.delete(slot);
-  };
+  // An emptied slot goes at the next tick, and the ticker stops there once no deadline is
+  // pending, so an idle process can exit (and a steady stream of requests does not restart it).
+  return () => s.delete(e);
 }

@@ -123,22 +123,47 @@ export function newRequestContext(request: Request, transport?: Transport): Requ
  * mutable headers (a copy if the given one's were immutable).
  */
 export function finalizeResponse(ctx: RequestContext, response: Response): Response {
+  const shared = ctx.responseHeaders;
+  // The usual map is walked as it is (its keys, no entry pairs), not sorted first: each name is
+  // set only if absent, so the order does not change the result.
+  const map = shared instanceof HeaderMap ? shared.unsorted() : undefined;
+  // `response.headers` is read once (each read is a brand check), again only after a copy.
+  let headers = response.headers;
   let mutable = false;
-  for (const [name, value] of ctx.responseHeaders) {
-    if (response.headers.has(name)) continue;
-    if (!mutable) {
-      mutable = true;
-      // Try the write first: probing every response for immutable headers costs a set and a delete.
-      try {
-        response.headers.set(name, value);
-        continue;
-      } catch {
-        response = new Response(response.body, response);
+  if (map) {
+    for (const name of map.keys()) {
+      if (headers.has(name)) continue;
+      if (mutable) headers.set(name, map.get(name)!);
+      else {
+        mutable = true;
+        response = setFirst(response, name, map.get(name)!);
+        headers = response.headers;
       }
     }
-    response.headers.set(name, value);
+    return response;
+  }
+  for (const [name, value] of shared) {
+    if (headers.has(name)) continue;
+    if (mutable) headers.set(name, value);
+    else {
+      mutable = true;
+      response = setFirst(response, name, value);
+      headers = response.headers;
+    }
   }
   return response;
+}
+
+/** The first header added: tried on the Response itself, probing its headers for immutability only then. */
+function setFirst(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
 }
 
 /** Responses from fetch() (or another realm) have immutable headers; copy them when needed. */

@@ -57,8 +57,11 @@ export class HeaderMap implements Headers {
   }
 
   set(name: string, value: string): void {
-    const lower = lowerName(name);
-    value = normalizeValue(value);
+    this.put(lowerName(name), normalizeValue(value));
+  }
+
+  /** set() with the name already lower-cased and the value normalised (copies between maps). */
+  protected put(lower: string, value: string): void {
     if (lower === 'set-cookie') this.cookies = [value];
     this.map.set(lower, value);
   }
@@ -79,6 +82,25 @@ export class HeaderMap implements Headers {
 
   getSetCookie(): string[] {
     return this.cookies ? [...this.cookies] : [];
+  }
+
+  /**
+   * Lower-case name → value in insertion order, without sorting, when that is what the sorted
+   * iteration holds name by name (no Set-Cookie lines, the one name iteration splits); else undefined.
+   */
+  unsorted(): ReadonlyMap<string, string> | undefined {
+    return this.cookies ? undefined : this.map;
+  }
+
+  /** The names held (lower-case, insertion order). */
+  protected names(): IterableIterator<string> {
+    return this.map.keys();
+  }
+
+  /** Sets one checked, lower-case entry on `to`; on a HeaderMap without checking it again. */
+  static copyValue(to: Headers, lower: string, value: string): void {
+    if (to instanceof HeaderMap) to.put(lower, value);
+    else to.set(lower, value);
   }
 
   /** Fetch's "sort and combine": by name, each Set-Cookie line on its own. */
