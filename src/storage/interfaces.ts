@@ -151,6 +151,16 @@ export interface GetOptions {
   ignoreNotFound?: boolean;
   /** "" = most recent; "0" = any; other = not older than. */
   resourceVersion?: string;
+  /**
+   * The caller never changes the answer (a GET written straight to its response): the watch cache
+   * may answer with its own object, which every list and watcher shares.
+   */
+  readOnly?: boolean;
+  /**
+   * The watch cache's object for the key: storage returns it instead of decoding the stored value
+   * when it is that value's decoding (the same modRevision), as a consistent GET finds it mostly.
+   */
+  cachedObject?: StorageObject;
 }
 
 export type ResourceVersionMatch = '' | 'NotOlderThan' | 'Exact';

@@ -197,6 +197,9 @@ export class Store implements Interface {
       if (opts.ignoreNotFound) return undefined;
       throw newKeyNotFoundError(preparedKey, 0);
     }
+    const cached = opts.cachedObject;
+    // The watch cache decoded these very bytes (its object carries their revision): no second parse.
+    if (cached && cached.metadata?.resourceVersion === String(r.kv.modRevision)) return cached;
     return this.transformer
       ? this.decode(r.kv.value, r.kv.modRevision, preparedKey)
       : decodeObject(r.kv.value, r.kv.modRevision, preparedKey);

@@ -212,10 +212,14 @@ export class Store {
       : noNamespaceKeyFunc(this.resourcePrefix, name);
   }
 
-  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+  /** `readOnly`: the caller never changes the object (it may be the watch cache's, shared). */
+  async get(namespace: string, name: string, resourceVersion?: string, readOnly = false): Promise<KubeObject> {
     const key = this.key(namespace, name);
     try {
-      return (await this.storage.get(key, { resourceVersion })) as KubeObject;
+      return (await this.storage.get(
+        key,
+        readOnly ? { resourceVersion, readOnly } : { resourceVersion },
+      )) as KubeObject;
     } catch (err) {
       throw interpretGetError(err, this.qualifiedResource, name);
     }

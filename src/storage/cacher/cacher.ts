@@ -488,7 +488,11 @@ export class Cacher implements Interface {
 
   async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
     // cacher.go Get: RV "" reads storage (most recent); otherwise the cache once it is fresh enough.
-    if (!opts.resourceVersion || !this.ready) return this.storage.get(key, opts);
+    if (!opts.resourceVersion || !this.ready) {
+      // A reader that changes nothing may get the cached object when storage holds that very revision.
+      const cached = opts.readOnly && this.ready ? this.cached(key) : undefined;
+      return this.storage.get(key, cached ? { ...opts, cachedObject: cached } : opts);
+    }
     const k = prepareKey(this.resourcePrefix, key, false);
     let rev: number;
     try {
