@@ -208,8 +208,11 @@ export const InitialEventsAnnotationKey = 'k8s.io/initial-events-end';
 
 /** storage.Interface. Keys are relative to the store's prefix (e.g. `configmaps/ns/name`). */
 export interface Interface {
-  /** Fails with KeyExists when the key exists; `ttl` in seconds. Returns the stored object with its RV. */
-  create(key: string, obj: StorageObject, ttl?: number): Promise<StorageObject>;
+  /**
+   * Fails with KeyExists when the key exists; `ttl` in seconds. Returns the stored object with its
+   * RV; `readOnly`: the caller never changes it, so the store may share it with its watchers.
+   */
+  create(key: string, obj: StorageObject, ttl?: number, opts?: Pick<GetOptions, 'readOnly'>): Promise<StorageObject>;
   /** Returns the deleted object (at the revision of the delete). */
   delete(
     key: string,

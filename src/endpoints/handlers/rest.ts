@@ -104,8 +104,8 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
           );
         await o.admission?.admit(attrs(obj));
         const validation = o.admission && ((v: KubeObject) => o.admission!.validate(attrs(v)));
-        const out = await store.create(obj, { namespace: ns, dryRun: dry, validation });
-        return objectResponse(ctx, o, out, 201);
+        const out = await store.create(obj, { namespace: ns, dryRun: dry, validation, readOnly: true });
+        return objectResponse(ctx, o, out, 201, true);
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;

@@ -114,6 +114,8 @@ export interface CreateOptions {
   dryRun?: boolean;
   /** createValidation: runs after the strategy, before the write. */
   validation?: ValidateObjectFunc;
+  /** The caller never changes the returned object (it may be the one the watch cache keeps). */
+  readOnly?: boolean;
 }
 
 export interface UpdateOptions {
@@ -265,7 +267,13 @@ export class Store {
         return obj;
       }
       try {
-        const out = (await this.storage.create(key, obj, this.hooks.ttl?.(obj, false) ?? 0)) as KubeObject;
+        const ttl = this.hooks.ttl?.(obj, false) ?? 0;
+        const out = (await this.storage.create(
+          key,
+          obj,
+          ttl,
+          opts.readOnly ? { readOnly: true } : undefined,
+        )) as KubeObject;
         await finish?.(true);
         return out;
       } catch (err) {

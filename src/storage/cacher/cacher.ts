@@ -572,8 +572,8 @@ export class Cacher implements Interface {
 
   // ---- writes and the rest go to storage ----
 
-  create(key: string, obj: StorageObject, ttl?: number): Promise<StorageObject> {
-    return this.storage.create(key, obj, ttl);
+  create(key: string, obj: StorageObject, ttl?: number, opts?: Pick<GetOptions, 'readOnly'>): Promise<StorageObject> {
+    return this.storage.create(key, obj, ttl, opts);
   }
 
   delete(
