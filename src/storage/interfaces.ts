@@ -225,12 +225,14 @@ export interface Interface {
   /** With ignoreNotFound, a missing key gives undefined. */
   get(key: string, opts?: GetOptions): Promise<StorageObject | undefined>;
   getList(key: string, opts: ListOptions): Promise<ListResult>;
+  /** `readOnly`: as for create, the caller never changes the returned object. */
   guaranteedUpdate(
     key: string,
     ignoreNotFound: boolean,
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject>;
   stats(): Promise<Stats>;
   readinessCheck(): Promise<void>;

@@ -380,6 +380,7 @@ export class Store implements Interface {
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject> {
     const preparedKey = this.prepareKey(key);
     const current = async () => this.stateFromKV((await this.kv.get(preparedKey)).kv, preparedKey, ignoreNotFound);
@@ -440,7 +441,9 @@ export class Store implements Interface {
         isCurrent = true;
         continue;
       }
-      return fromJSON(json, r.revision);
+      const written = fromJSON(json, r.revision);
+      if (opts?.readOnly) this.remember(preparedKey, written);
+      return written;
     }
   }
 

@@ -117,11 +117,11 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
           (existing) => fieldManager.update(existing, deepCopyJSON(obj), manager),
           updateOptions(ctx, o, ns, info.name),
         );
-        return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
+        return objectResponse(ctx, o, r.object, r.created ? 201 : 200, true);
       }
       case 'patch': {
         const r = await patchResource(ctx, patchScope, ns, info.name, updateOptions(ctx, o, ns, info.name));
-        return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
+        return objectResponse(ctx, o, r.object, r.created ? 201 : 200, true);
       }
       case 'delete': {
         const opts = await deleteOptions(ctx, o);
@@ -204,11 +204,11 @@ async function subresourceResponse(
       logRequestObject(ctx, obj);
       checkName(obj, name, ns);
       const r = await o.store.update(name, obj, updateOptions(ctx, o, ns, name, sub));
-      return objectResponse(ctx, o, r.object, 200);
+      return objectResponse(ctx, o, r.object, 200, true);
     }
     default: {
       const r = await patchResource(ctx, patchScope, ns, name, updateOptions(ctx, o, ns, name, sub));
-      return objectResponse(ctx, o, r.object, 200);
+      return objectResponse(ctx, o, r.object, 200, true);
     }
   }
 }
@@ -241,7 +241,10 @@ function admissionAttributes(
   };
 }
 
-/** Update (and patch) options: dry run, and admission with the stored object inside the update loop. */
+/**
+ * Update (and patch) options: dry run, admission with the stored object inside the update loop, and
+ * the answer only read (it is written to the response).
+ */
 function updateOptions(
   ctx: RequestContext,
   o: RESTOptions,
@@ -251,13 +254,14 @@ function updateOptions(
 ): UpdateOptions {
   const dry = dryRun(ctx);
   const chain = o.admission;
-  if (!chain) return { namespace: ns, dryRun: dry, subresource };
+  if (!chain) return { namespace: ns, dryRun: dry, subresource, readOnly: true };
   const attrs = (obj: KubeObject, old: KubeObject | undefined) =>
     admissionAttributes(ctx, o, old ? 'UPDATE' : 'CREATE', ns, name, dry, obj, old);
   return {
     namespace: ns,
     dryRun: dry,
     subresource,
+    readOnly: true,
     admit: (obj, old) => chain.admit(attrs(obj, old)),
     validation: (obj, old) => chain.validate(attrs(obj, old)),
   };

@@ -129,6 +129,8 @@ export interface UpdateOptions {
   admit?: UpdateAdmissionFunc;
   /** updateValidation (or createValidation, on create-on-update): after the strategy, before the write. */
   validation?: UpdateAdmissionFunc;
+  /** The caller never changes the returned object (it may be the one the watch cache keeps). */
+  readOnly?: boolean;
 }
 
 /**
@@ -376,13 +378,20 @@ export class Store {
       return { object: out, created };
     }
     try {
-      const out = (await this.storage.guaranteedUpdate(key, true, undefined, async (input, res) => {
-        const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
-        // The stored bytes never carry resourceVersion; the store stamps it.
-        const stored = deepCopyJSON(next);
-        delete stored.metadata.resourceVersion;
-        return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
-      })) as KubeObject;
+      const out = (await this.storage.guaranteedUpdate(
+        key,
+        true,
+        undefined,
+        async (input, res) => {
+          const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
+          // The stored bytes never carry resourceVersion; the store stamps it.
+          const stored = deepCopyJSON(next);
+          delete stored.metadata.resourceVersion;
+          return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
+        },
+        undefined,
+        opts.readOnly ? { readOnly: true } : undefined,
+      )) as KubeObject;
       // ShouldDeleteDuringUpdate: the last finalizer removed from an object being deleted.
       const shouldDelete =
         this.strategy.shouldDeleteDuringUpdate ??

@@ -593,9 +593,10 @@ export class Cacher implements Interface {
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject> {
     const cached = cachedExistingObject ?? this.cached(key);
-    return this.storage.guaranteedUpdate(key, ignoreNotFound, preconditions, tryUpdate, cached);
+    return this.storage.guaranteedUpdate(key, ignoreNotFound, preconditions, tryUpdate, cached, opts);
   }
 
   /** The cached object as a starting point for a write (the store works on its own copy of it). */
