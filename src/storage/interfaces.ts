@@ -151,6 +151,16 @@ export interface GetOptions {
   ignoreNotFound?: boolean;
   /** "" = most recent; "0" = any; other = not older than. */
   resourceVersion?: string;
+  /**
+   * The caller never changes the answer (a GET written straight to its response): the watch cache
+   * may answer with its own object, which every list and watcher shares.
+   */
+  readOnly?: boolean;
+  /**
+   * The watch cache's object for the key: storage returns it instead of decoding the stored value
+   * when it is that value's decoding (the same modRevision), as a consistent GET finds it mostly.
+   */
+  cachedObject?: StorageObject;
 }
 
 export type ResourceVersionMatch = '' | 'NotOlderThan' | 'Exact';
@@ -198,8 +208,11 @@ export const InitialEventsAnnotationKey = 'k8s.io/initial-events-end';
 
 /** storage.Interface. Keys are relative to the store's prefix (e.g. `configmaps/ns/name`). */
 export interface Interface {
-  /** Fails with KeyExists when the key exists; `ttl` in seconds. Returns the stored object with its RV. */
-  create(key: string, obj: StorageObject, ttl?: number): Promise<StorageObject>;
+  /**
+   * Fails with KeyExists when the key exists; `ttl` in seconds. Returns the stored object with its
+   * RV; `readOnly`: the caller never changes it, so the store may share it with its watchers.
+   */
+  create(key: string, obj: StorageObject, ttl?: number, opts?: Pick<GetOptions, 'readOnly'>): Promise<StorageObject>;
   /** Returns the deleted object (at the revision of the delete). */
   delete(
     key: string,
@@ -212,12 +225,14 @@ export interface Interface {
   /** With ignoreNotFound, a missing key gives undefined. */
   get(key: string, opts?: GetOptions): Promise<StorageObject | undefined>;
   getList(key: string, opts: ListOptions): Promise<ListResult>;
+  /** `readOnly`: as for create, the caller never changes the returned object. */
   guaranteedUpdate(
     key: string,
     ignoreNotFound: boolean,
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject>;
   stats(): Promise<Stats>;
   readinessCheck(): Promise<void>;

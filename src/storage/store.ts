@@ -134,6 +134,12 @@ export class Store implements Interface {
   readonly groupResource: GroupResource;
   private readonly newFunc?: () => StorageObject;
   private readonly transformer?: Transformer;
+  /**
+   * Objects a create returned to a caller that only reads them, by engine key, until this store's
+   * watch reaches them: the event carries that object rather than a second decode of the same
+   * bytes, so the watch cache holds the very object the create answered (and its encoded JSON).
+   */
+  private readonly written = new Map<string, StorageObject>();
   /** Present when the engine can answer it (KV.unchangedSince): the watch cache's progress question. */
   readonly progressSince?: (sinceRevision: number, count: number) => Promise<number | undefined>;
 
@@ -179,14 +185,31 @@ export class Store implements Interface {
     return this.pathPrefix + (k.startsWith('/') ? k.slice(1) : k);
   }
 
-  async create(key: string, obj: StorageObject, ttl = 0): Promise<StorageObject> {
+  async create(key: string, obj: StorageObject, ttl = 0, opts?: Pick<GetOptions, 'readOnly'>): Promise<StorageObject> {
     const preparedKey = this.prepareKey(key);
     if (obj.metadata?.resourceVersion) throw new Error(ErrResourceVersionSetOnCreate);
     const json = encodeObjectJSON(obj);
     const data = await this.toStorage(enc.encode(json), preparedKey);
     const r = await this.kv.create(preparedKey, data, ttl > 0 ? { ttlSeconds: ttl } : {});
     if (!r.succeeded) throw newKeyExistsError(preparedKey, 0);
-    return fromJSON(json, r.revision);
+    const out = fromJSON(json, r.revision);
+    if (opts?.readOnly) this.remember(preparedKey, out);
+    return out;
+  }
+
+  /** Keeps a written object for this store's watchers (bounded: nobody may be watching). */
+  private remember(preparedKey: string, obj: StorageObject): void {
+    if (this.written.size >= 256) this.written.clear();
+    this.written.set(preparedKey, obj);
+  }
+
+  /** The object written for this event's value, if a read-only writer left it: the decoding of these bytes. */
+  private takeWritten(kv: KeyValue): StorageObject | undefined {
+    if (this.written.size === 0) return undefined;
+    const o = this.written.get(kv.key);
+    if (o?.metadata?.resourceVersion !== String(kv.modRevision)) return undefined;
+    this.written.delete(kv.key);
+    return o;
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
@@ -197,6 +220,9 @@ export class Store implements Interface {
       if (opts.ignoreNotFound) return undefined;
       throw newKeyNotFoundError(preparedKey, 0);
     }
+    const cached = opts.cachedObject;
+    // The watch cache decoded these very bytes (its object carries their revision): no second parse.
+    if (cached && cached.metadata?.resourceVersion === String(r.kv.modRevision)) return cached;
     return this.transformer
       ? this.decode(r.kv.value, r.kv.modRevision, preparedKey)
       : decodeObject(r.kv.value, r.kv.modRevision, preparedKey);
@@ -354,6 +380,7 @@ export class Store implements Interface {
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject> {
     const preparedKey = this.prepareKey(key);
     const current = async () => this.stateFromKV((await this.kv.get(preparedKey)).kv, preparedKey, ignoreNotFound);
@@ -414,7 +441,9 @@ export class Store implements Interface {
         isCurrent = true;
         continue;
       }
-      return fromJSON(json, r.revision);
+      const written = fromJSON(json, r.revision);
+      if (opts?.readOnly) this.remember(preparedKey, written);
+      return written;
     }
   }
 
@@ -619,7 +648,7 @@ export class Store implements Interface {
       const old = await this.decode(prevKv.value, kv.modRevision, kv.key);
       return pred.matches(old) ? { type: 'DELETED', object: old } : undefined;
     }
-    const cur = await this.decode(kv.value, kv.modRevision, kv.key);
+    const cur = this.takeWritten(kv) ?? (await this.decode(kv.value, kv.modRevision, kv.key));
     const isCreate = !prevKv || kv.createRevision === kv.modRevision;
     if (isCreate) return pred.matches(cur) ? { type: 'ADDED', object: cur } : undefined;
     if (pred.empty()) return { type: 'MODIFIED', object: cur };

@@ -79,7 +79,7 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
     switch (info.verb) {
       case 'get': {
         const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
-        return objectResponse(ctx, o, await store.get(ns, info.name, rv), 200);
+        return objectResponse(ctx, o, await store.get(ns, info.name, rv, true), 200, true);
       }
       case 'list':
         return listResponse(ctx, o, await store.list(ns, listOptions(ctx, o)));
@@ -104,8 +104,8 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
           );
         await o.admission?.admit(attrs(obj));
         const validation = o.admission && ((v: KubeObject) => o.admission!.validate(attrs(v)));
-        const out = await store.create(obj, { namespace: ns, dryRun: dry, validation });
-        return objectResponse(ctx, o, out, 201);
+        const out = await store.create(obj, { namespace: ns, dryRun: dry, validation, readOnly: true });
+        return objectResponse(ctx, o, out, 201, true);
       }
       case 'update': {
         const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
@@ -117,11 +117,11 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
           (existing) => fieldManager.update(existing, deepCopyJSON(obj), manager),
           updateOptions(ctx, o, ns, info.name),
         );
-        return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
+        return objectResponse(ctx, o, r.object, r.created ? 201 : 200, true);
       }
       case 'patch': {
         const r = await patchResource(ctx, patchScope, ns, info.name, updateOptions(ctx, o, ns, info.name));
-        return objectResponse(ctx, o, r.object, r.created ? 201 : 200);
+        return objectResponse(ctx, o, r.object, r.created ? 201 : 200, true);
       }
       case 'delete': {
         const opts = await deleteOptions(ctx, o);
@@ -198,17 +198,17 @@ async function subresourceResponse(
     });
   switch (verb) {
     case 'get':
-      return objectResponse(ctx, o, await o.store.get(ns, name), 200);
+      return objectResponse(ctx, o, await o.store.get(ns, name, undefined, true), 200, true);
     case 'update': {
       const obj = (await decodeCreateBody(ctx, o.kindInfo, o.maxRequestBodyBytes)) as KubeObject;
       logRequestObject(ctx, obj);
       checkName(obj, name, ns);
       const r = await o.store.update(name, obj, updateOptions(ctx, o, ns, name, sub));
-      return objectResponse(ctx, o, r.object, 200);
+      return objectResponse(ctx, o, r.object, 200, true);
     }
     default: {
       const r = await patchResource(ctx, patchScope, ns, name, updateOptions(ctx, o, ns, name, sub));
-      return objectResponse(ctx, o, r.object, 200);
+      return objectResponse(ctx, o, r.object, 200, true);
     }
   }
 }
@@ -241,7 +241,10 @@ function admissionAttributes(
   };
 }
 
-/** Update (and patch) options: dry run, and admission with the stored object inside the update loop. */
+/**
+ * Update (and patch) options: dry run, admission with the stored object inside the update loop, and
+ * the answer only read (it is written to the response).
+ */
 function updateOptions(
   ctx: RequestContext,
   o: RESTOptions,
@@ -251,13 +254,14 @@ function updateOptions(
 ): UpdateOptions {
   const dry = dryRun(ctx);
   const chain = o.admission;
-  if (!chain) return { namespace: ns, dryRun: dry, subresource };
+  if (!chain) return { namespace: ns, dryRun: dry, subresource, readOnly: true };
   const attrs = (obj: KubeObject, old: KubeObject | undefined) =>
     admissionAttributes(ctx, o, old ? 'UPDATE' : 'CREATE', ns, name, dry, obj, old);
   return {
     namespace: ns,
     dryRun: dry,
     subresource,
+    readOnly: true,
     admit: (obj, old) => chain.admit(attrs(obj, old)),
     validation: (obj, old) => chain.validate(attrs(obj, old)),
   };
@@ -384,7 +388,7 @@ function encode(ctx: RequestContext, out: Output, value: unknown, code: number):
   return jsonResponse(body, code);
 }
 
-function jsonResponse(body: string, code: number): Response {
+function jsonResponse(body: string | Uint8Array<ArrayBuffer>, code: number): Response {
   return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
 }
 
@@ -399,48 +403,68 @@ function withTypeMeta(o: RESTOptions, obj: StorageObject): StorageObject {
 }
 
 /**
- * The compact JSON bytes of withTypeMeta(o, obj), once per object and handler: the watch cache hands
- * the same (never mutated) objects to every list and every watcher, so a list of 500 or an event
- * fanned out to 100 watchers serialises each object once (cacher/caching_object.go does this per
- * encoder for watch events).
+ * The compact JSON line (`goJSON(withTypeMeta(o, obj)) + "\n"`, as bytes) of an object, once per
+ * object and handler: the watch cache hands the same (never mutated) objects to every get, list and
+ * watcher, so a GET answers with the bytes of the last one, a list of 500 or an event fanned out to
+ * 100 watchers serialises each object once (cacher/caching_object.go does this per encoder for
+ * watch events).
  */
-const jsonCaches = new WeakMap<RESTOptions, WeakMap<StorageObject, Uint8Array>>();
+const lineCaches = new WeakMap<RESTOptions, WeakMap<StorageObject, Uint8Array<ArrayBuffer>>>();
 const utf8 = new TextEncoder();
-function objectJSON(o: RESTOptions, obj: StorageObject): Uint8Array {
-  let cache = jsonCaches.get(o);
-  if (!cache) jsonCaches.set(o, (cache = new WeakMap()));
-  let json = cache.get(obj);
-  if (json === undefined) {
-    json = utf8.encode(goJSON(withTypeMeta(o, obj)));
-    cache.set(obj, json);
+function objectLine(o: RESTOptions, obj: StorageObject): Uint8Array<ArrayBuffer> {
+  let cache = lineCaches.get(o);
+  if (!cache) lineCaches.set(o, (cache = new WeakMap()));
+  let line = cache.get(obj);
+  if (line === undefined) {
+    line = utf8.encode(goJSON(withTypeMeta(o, obj)) + '\n');
+    cache.set(obj, line);
   }
-  return json;
+  return line;
 }
 
-const comma = utf8.encode(',');
+const comma = 0x2c;
 const listTail = utf8.encode(']}\n');
 
-/** The parts, with `sep` between the middle ones (indices 1 … n-2), in one buffer. */
-function concat(parts: Uint8Array[], sep?: Uint8Array): Uint8Array<ArrayBuffer> {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  if (sep && parts.length > 3) n += sep.length * (parts.length - 3);
+// An object's line is copied whole and its newline overwritten by what follows it (a comma, the
+// list's or the event's tail), which spares a view per object.
+
+/** head, the lines' objects joined by commas, `]}\n`. */
+function listBody(head: Uint8Array, lines: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  // Each line's newline becomes the comma after it, or the tail's first byte.
+  let n = head.length + listTail.length - (lines.length ? 1 : 0);
+  for (const l of lines) n += l.length;
   const out = new Uint8Array(n);
-  let at = 0;
-  for (let i = 0; i < parts.length; i++) {
-    if (sep && i > 1 && i < parts.length - 1) {
-      out.set(sep, at);
-      at += sep.length;
-    }
-    out.set(parts[i]!, at);
-    at += parts[i]!.length;
+  out.set(head);
+  let at = head.length;
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) out[at++] = comma;
+    out.set(lines[i]!, at);
+    at += lines[i]!.length - 1;
   }
+  out.set(listTail, at);
   return out;
 }
 
-function objectResponse(ctx: RequestContext, o: RESTOptions, obj: KubeObject, code: number): Response {
+/** head, the line's object, tail. */
+function eventBody(head: Uint8Array, line: Uint8Array, tail: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(head.length + line.length - 1 + tail.length);
+  out.set(head);
+  out.set(line, head.length);
+  out.set(tail, head.length + line.length - 1);
+  return out;
+}
+
+/**
+ * `shared`: the object came from a read-only get (perhaps the watch cache's own): compact JSON is
+ * its cached line.
+ */
+function objectResponse(ctx: RequestContext, o: RESTOptions, obj: KubeObject, code: number, shared = false): Response {
   const out = negotiateOutput(ctx);
   if (out === 'table') return encode(ctx, 'json', table(ctx, o, [obj], obj.metadata.resourceVersion ?? ''), code);
+  if (shared && out === 'json' && !isPrettyPrint(ctx.request, ctx.url)) {
+    logResponseLazily(ctx, () => withTypeMeta(o, obj));
+    return jsonResponse(objectLine(o, obj), code);
+  }
   return encode(ctx, out, withTypeMeta(o, obj), code);
 }
 
@@ -460,11 +484,9 @@ function listResponse(
     // Compact JSON composes: the list is its head and each item's (cached) JSON, as goJSON(body()) + "\n".
     logResponseLazily(ctx, body);
     const n = list.items.length;
-    const parts = new Array<Uint8Array>(n + 2);
-    parts[0] = utf8.encode(`${goJSON(head).slice(0, -1)},"items":[`);
-    for (let i = 0; i < n; i++) parts[i + 1] = objectJSON(o, list.items[i]!);
-    parts[n + 1] = listTail;
-    return new Response(concat(parts, comma), { status: 200, headers: { 'content-type': 'application/json' } });
+    const lines = new Array<Uint8Array>(n);
+    for (let i = 0; i < n; i++) lines[i] = objectLine(o, list.items[i]!);
+    return jsonResponse(listBody(utf8.encode(`${goJSON(head).slice(0, -1)},"items":[`), lines), 200);
   }
   return encode(ctx, out, body(), 200);
 }
@@ -551,7 +573,7 @@ function watchResponse(ctx: RequestContext, o: RESTOptions, w: WatchInterface): 
         // kubectl get -w asks for Table: each event carries a one-row Table.
         const object = table(ctx, o, [ev.object as KubeObject], ev.object.metadata?.resourceVersion ?? '');
         controller.enqueue(utf8.encode(goJSON({ type: ev.type, object }) + '\n'));
-      } else controller.enqueue(concat([eventHead(ev.type), objectJSON(o, ev.object), eventTail]));
+      } else controller.enqueue(eventBody(eventHead(ev.type), objectLine(o, ev.object), eventTail));
     },
     cancel() {
       clearTimeout(timer);

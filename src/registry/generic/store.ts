@@ -114,6 +114,8 @@ export interface CreateOptions {
   dryRun?: boolean;
   /** createValidation: runs after the strategy, before the write. */
   validation?: ValidateObjectFunc;
+  /** The caller never changes the returned object (it may be the one the watch cache keeps). */
+  readOnly?: boolean;
 }
 
 export interface UpdateOptions {
@@ -127,6 +129,8 @@ export interface UpdateOptions {
   admit?: UpdateAdmissionFunc;
   /** updateValidation (or createValidation, on create-on-update): after the strategy, before the write. */
   validation?: UpdateAdmissionFunc;
+  /** The caller never changes the returned object (it may be the one the watch cache keeps). */
+  readOnly?: boolean;
 }
 
 /**
@@ -212,10 +216,14 @@ export class Store {
       : noNamespaceKeyFunc(this.resourcePrefix, name);
   }
 
-  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+  /** `readOnly`: the caller never changes the object (it may be the watch cache's, shared). */
+  async get(namespace: string, name: string, resourceVersion?: string, readOnly = false): Promise<KubeObject> {
     const key = this.key(namespace, name);
     try {
-      return (await this.storage.get(key, { resourceVersion })) as KubeObject;
+      return (await this.storage.get(
+        key,
+        readOnly ? { resourceVersion, readOnly } : { resourceVersion },
+      )) as KubeObject;
     } catch (err) {
       throw interpretGetError(err, this.qualifiedResource, name);
     }
@@ -261,7 +269,13 @@ export class Store {
         return obj;
       }
       try {
-        const out = (await this.storage.create(key, obj, this.hooks.ttl?.(obj, false) ?? 0)) as KubeObject;
+        const ttl = this.hooks.ttl?.(obj, false) ?? 0;
+        const out = (await this.storage.create(
+          key,
+          obj,
+          ttl,
+          opts.readOnly ? { readOnly: true } : undefined,
+        )) as KubeObject;
         await finish?.(true);
         return out;
       } catch (err) {
@@ -364,13 +378,20 @@ export class Store {
       return { object: out, created };
     }
     try {
-      const out = (await this.storage.guaranteedUpdate(key, true, undefined, async (input, res) => {
-        const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
-        // The stored bytes never carry resourceVersion; the store stamps it.
-        const stored = deepCopyJSON(next);
-        delete stored.metadata.resourceVersion;
-        return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
-      })) as KubeObject;
+      const out = (await this.storage.guaranteedUpdate(
+        key,
+        true,
+        undefined,
+        async (input, res) => {
+          const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
+          // The stored bytes never carry resourceVersion; the store stamps it.
+          const stored = deepCopyJSON(next);
+          delete stored.metadata.resourceVersion;
+          return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
+        },
+        undefined,
+        opts.readOnly ? { readOnly: true } : undefined,
+      )) as KubeObject;
       // ShouldDeleteDuringUpdate: the last finalizer removed from an object being deleted.
       const shouldDelete =
         this.strategy.shouldDeleteDuringUpdate ??

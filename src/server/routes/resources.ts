@@ -34,7 +34,8 @@ export const namespaceLifecycle: AdmissionPluginFactory = (registry) =>
     const namespaces = registry.store('', 'namespaces');
     if (!namespaces) return undefined;
     try {
-      return await namespaces.get('', name);
+      // Read-only: the plugin reads the phase (upstream asks its informer's lister first).
+      return await namespaces.get('', name, undefined, true);
     } catch (err) {
       if (err instanceof StatusError && err.status.reason === 'NotFound') return undefined;
       throw err;

@@ -488,7 +488,11 @@ export class Cacher implements Interface {
 
   async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
     // cacher.go Get: RV "" reads storage (most recent); otherwise the cache once it is fresh enough.
-    if (!opts.resourceVersion || !this.ready) return this.storage.get(key, opts);
+    if (!opts.resourceVersion || !this.ready) {
+      // A reader that changes nothing may get the cached object when storage holds that very revision.
+      const cached = opts.readOnly && this.ready ? this.cached(key) : undefined;
+      return this.storage.get(key, cached ? { ...opts, cachedObject: cached } : opts);
+    }
     const k = prepareKey(this.resourcePrefix, key, false);
     let rev: number;
     try {
@@ -568,8 +572,8 @@ export class Cacher implements Interface {
 
   // ---- writes and the rest go to storage ----
 
-  create(key: string, obj: StorageObject, ttl?: number): Promise<StorageObject> {
-    return this.storage.create(key, obj, ttl);
+  create(key: string, obj: StorageObject, ttl?: number, opts?: Pick<GetOptions, 'readOnly'>): Promise<StorageObject> {
+    return this.storage.create(key, obj, ttl, opts);
   }
 
   delete(
@@ -589,9 +593,10 @@ export class Cacher implements Interface {
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject> {
     const cached = cachedExistingObject ?? this.cached(key);
-    return this.storage.guaranteedUpdate(key, ignoreNotFound, preconditions, tryUpdate, cached);
+    return this.storage.guaranteedUpdate(key, ignoreNotFound, preconditions, tryUpdate, cached, opts);
   }
 
   /** The cached object as a starting point for a write (the store works on its own copy of it). */

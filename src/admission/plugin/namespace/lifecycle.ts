@@ -13,7 +13,7 @@ export const PluginName = 'NamespaceLifecycle';
 /** Upstream's immortal namespaces (kube-apiserver's admission initializer). */
 export const immortalNamespaces: readonly string[] = ['default', 'kube-system', 'kube-public'];
 
-/** How the plugin reads a namespace: undefined when there is none. */
+/** How the plugin reads a namespace: undefined when there is none. The plugin never changes it. */
 export type NamespaceGetter = (name: string) => Promise<KubeObject | undefined>;
 
 /**
