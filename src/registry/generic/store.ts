@@ -384,10 +384,9 @@ export class Store {
         undefined,
         async (input, res) => {
           const next = await tryUpdate(res.resourceVersion > 0 ? (input as KubeObject) : undefined);
-          // The stored bytes never carry resourceVersion; the store stamps it.
-          const stored = deepCopyJSON(next);
-          delete stored.metadata.resourceVersion;
-          return { object: stored, ttl: this.hooks.ttl?.(stored, true) };
+          // The stored bytes never carry resourceVersion: the store's encode leaves it out and stamps the
+          // written object (upstream's PrepareObjectForStorage), so no copy without it is needed here.
+          return { object: next, ttl: this.hooks.ttl?.(next, true) };
         },
         undefined,
         opts.readOnly ? { readOnly: true } : undefined,
