@@ -142,10 +142,15 @@ export function finalizeResponse(ctx: RequestContext, response: Response): Respo
     }
     return response;
   }
+  // Each Set-Cookie line is its own entry: all of them go out unless the responder set its own.
+  const responderCookies = headers.has('set-cookie');
   for (const [name, value] of shared) {
-    if (headers.has(name)) continue;
-    if (mutable) headers.set(name, value);
-    else {
+    const cookie = name === 'set-cookie';
+    if (cookie ? responderCookies : headers.has(name)) continue;
+    if (mutable) {
+      if (cookie) headers.append(name, value);
+      else headers.set(name, value);
+    } else {
       mutable = true;
       response = setFirst(response, name, value);
       headers = response.headers;
