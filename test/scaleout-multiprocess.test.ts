@@ -31,8 +31,11 @@ const childrenOf = (pid: number): number[] => {
   }
 };
 
+// A connection cut during the TLS handshake says so in its message only: its code tells.
 const transient = (err: unknown) =>
-  /ECONNRESET|ECONNREFUSED|socket hang up|EPIPE|timed out/.test(String((err as Error)?.message ?? err));
+  /ECONNRESET|ECONNREFUSED|socket hang up|EPIPE|timed out/.test(
+    `${(err as NodeJS.ErrnoException)?.code ?? ''} ${(err as Error)?.message ?? err}`,
+  );
 
 describe('--processes', () => {
   const work = workDir();
