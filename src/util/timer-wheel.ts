@@ -49,7 +49,15 @@ function tick(): void {
 export function scheduleDeadline(deadline: number, e: Expiring): () => void {
   const remaining = deadline - Date.now();
   if (remaining < 1000 || wheelUsable === false) {
-    const t = setTimeout(() => e.expire(), Math.max(0, remaining));
+    // Node's timers run on the loop's cached clock and may fire a millisecond before Date.now()
+    // reaches the deadline: such a timer is armed again for the rest.
+    let t: ReturnType<typeof setTimeout>;
+    const fire = () => {
+      const left = deadline - Date.now();
+      if (left > 0) t = setTimeout(fire, left);
+      else e.expire();
+    };
+    t = setTimeout(fire, Math.max(0, remaining));
     return () => clearTimeout(t);
   }
   const slot = Math.ceil(deadline / slotMs);
