@@ -31,7 +31,7 @@ const childrenOf = (pid: number): number[] => {
   }
 };
 
-// A connection cut during the TLS handshake says so in its message only: its code tells.
+// A connection cut during the TLS handshake names ECONNRESET in its code, not in its message.
 const transient = (err: unknown) =>
   /ECONNRESET|ECONNREFUSED|socket hang up|EPIPE|timed out/.test(
     `${(err as NodeJS.ErrnoException)?.code ?? ''} ${(err as Error)?.message ?? err}`,
