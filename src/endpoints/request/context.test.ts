@@ -36,7 +36,7 @@ test("finalizeResponse: the responder's own Set-Cookie lines win, as its other h
   assert.equal(res.headers.get('cache-control'), 'private');
 });
 
-test('finalizeResponse: immutable response headers are copied, not lost', async () => {
+test('finalizeResponse: immutable response headers are copied, not lost', () => {
   const ctx = ctxWith([
     ['set-cookie', 'a=1'],
     ['set-cookie', 'b=2'],

@@ -143,14 +143,12 @@ export function finalizeResponse(ctx: RequestContext, response: Response): Respo
     return response;
   }
   // Each Set-Cookie line is its own entry: all of them go out unless the responder set its own.
+  // A name that gets here is absent from the response or another cookie line, so it is appended.
   const responderCookies = headers.has('set-cookie');
   for (const [name, value] of shared) {
-    const cookie = name === 'set-cookie';
-    if (cookie ? responderCookies : headers.has(name)) continue;
-    if (mutable) {
-      if (cookie) headers.append(name, value);
-      else headers.set(name, value);
-    } else {
+    if (name === 'set-cookie' ? responderCookies : headers.has(name)) continue;
+    if (mutable) headers.append(name, value);
+    else {
       mutable = true;
       response = setFirst(response, name, value);
       headers = response.headers;
