@@ -25,6 +25,8 @@ import type { Transport } from '../../src/endpoints/request/context.ts';
 import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
 import { GoServerResponse, presetResponseHeaders } from './go-response.ts';
+import { StreamRequest } from './h2-request.ts';
+import { closeOnClose, hopByHop, StreamResponse } from './h2-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -48,24 +50,6 @@ const h1HeaderLimit = maxHeaderBytes + 4096;
 const h2HeaderListSize = maxHeaderBytes + 10 * 32;
 /** MaxUploadBufferPerStream and MaxReadFrameSize (256 KiB). */
 const perStreamBuffer = 256 << 10;
-/** HTTP/1 hop-by-hop headers, invalid on HTTP/2 (Node throws ERR_HTTP2_INVALID_CONNECTION_HEADERS). */
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
-/**
- * Node's compatibility API always asks for trailers, so a response's END_STREAM waits for a
- * 'wantTrailers' event and a setImmediate, one more event-loop turn (two, when the body's last
- * write must complete first). Nothing here sends trailers: without the request, the last DATA
- * frame carries END_STREAM, as in Go.
- */
-function respondWithoutTrailers(
-  this: http2.ServerHttp2Stream,
-  headers?: http2.OutgoingHttpHeaders,
-  options?: http2.ServerStreamResponseOptions,
-): void {
-  h2StreamRespond.call(this, headers, { ...options, waitForTrailers: false });
-}
-/** ServerHttp2Stream.prototype.respond (the class is not exported): taken from the first stream. */
-let h2StreamRespond: http2.ServerHttp2Stream['respond'];
-
 /** Go's TCP keep-alive period for accepted connections. */
 const tcpKeepAlive = 3 * 60 * 1000;
 
@@ -198,8 +182,6 @@ export class NodeServingListener implements ServingListener {
     const idle = this.opts.idleTimeout ?? 90_000;
     const serve = getRequestListener((request, env) => this.handle(request, env.incoming, env.outgoing));
     const dispatcher = this.dispatcher;
-    let streamsDispatched = false;
-    // HTTP/2 streams were dispatched already where Node's internals allow it (dispatchStreams).
     const listener = (
       incoming: IncomingMessage | http2.Http2ServerRequest,
       outgoing: ServerResponse | http2.Http2ServerResponse,
@@ -209,8 +191,6 @@ export class NodeServingListener implements ServingListener {
         const refused = refuseHTTP1(incoming);
         if (refused) return void incoming.socket.end(refused);
       }
-      if (streamsDispatched && h2)
-        return void serve(incoming as unknown as IncomingMessage, outgoing as ServerResponse);
       // Uncontended: start at once, without the closures a waiting request needs.
       if (dispatcher.tryStart()) return void serve(incoming as IncomingMessage, outgoing as ServerResponse);
       const stream = (incoming as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
@@ -284,7 +264,8 @@ export class NodeServingListener implements ServingListener {
         this.trackSession(s, idle);
       });
       server.on('sessionError', () => {});
-      streamsDispatched = this.dispatchStreams(server);
+      // Where Node's internals allow it, HTTP/2 streams bypass this listener (dispatchStreams).
+      this.dispatchStreams(server);
     }
     server.on('clientError', onClientError);
     this.interceptConnections(server, headersTimeout);
@@ -387,12 +368,13 @@ export class NodeServingListener implements ServingListener {
   }
 
   /**
-   * HTTP/2 streams go through the fair dispatcher before Node's compatibility API builds their
-   * request and response objects: a waiting stream holds less memory (thousands may wait under
-   * a flood, and every young-generation GC copies them). False on runtimes without Node's
-   * compatibility listener: their requests are dispatched as HTTP/1.1's are.
+   * HTTP/2 streams are served on Node's core stream API (serveStream), without the compatibility
+   * API's request and response objects, and go through the fair dispatcher first: a waiting
+   * stream holds little memory (thousands may wait under a flood, and every young-generation GC
+   * copies them). On runtimes without Node's compatibility listener to replace, their requests
+   * go through the compatibility API and are dispatched as HTTP/1.1's are.
    */
-  private dispatchStreams(server: http2.Http2SecureServer): boolean {
+  private dispatchStreams(server: http2.Http2SecureServer): void {
     type StreamListener = (
       stream: http2.ServerHttp2Stream,
       headers: http2.IncomingHttpHeaders,
@@ -400,27 +382,63 @@ export class NodeServingListener implements ServingListener {
       rawHeaders: string[],
     ) => void;
     const compat = (server.listeners('stream') as StreamListener[]).find((f) => f.name === 'bound onServerStream');
-    if (!compat) return false;
+    if (!compat) return;
     server.removeListener('stream', compat);
     server.on(
       'stream',
-      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
-        h2StreamRespond ??= Object.getPrototypeOf(stream).respond;
-        stream.respond = respondWithoutTrailers;
-        if (this.dispatcher.tryStart()) return compat.call(server, stream, headers, flags, rawHeaders);
-        // A waiting stream has no compatibility objects (whose listeners take its errors) yet, and a
-        // session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
+      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+        // A session that dies of a client's protocol error (e.g. HEADERS over MaxConcurrentStreams)
         // destroys its streams with that error. Unheard, it would end the process; it ends this
-        // client's streams only (Go's http2 server logs such errors at verbose levels only).
+        // client's streams only (Go's http2 server logs such errors at verbose levels only; Node's
+        // compatibility API ignores them too).
         stream.on('error', ignoreError);
+        if (this.dispatcher.tryStart()) return this.serveStream(stream, headers, rawHeaders);
         this.dispatcher.dispatch({
           connection: stream.session!,
           alive: () => !stream.destroyed,
-          start: () => compat.call(server, stream, headers, flags, rawHeaders),
+          start: () => this.serveStream(stream, headers, rawHeaders),
         });
       },
     );
-    return true;
+  }
+
+  /**
+   * One HTTP/2 stream, as Node's compatibility API (lib/internal/http2/compat.js onServerStream)
+   * and @hono/node-server's listener would serve it: CONNECT is 405, `Expect: 100-continue` gets
+   * its 100, any other expectation 417; a request that cannot be built is 400.
+   */
+  private serveStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, rawHeaders: string[]): void {
+    const out = new StreamResponse(stream, this.logger);
+    if (headers[':method'] === 'CONNECT') return out.empty(405);
+    const expect = headers.expect;
+    if (expect !== undefined) {
+      if (expect !== '100-continue') return out.empty(417);
+      if (!stream.headersSent && !stream.closed) stream.additionalHeaders({ ':status': 100 });
+    }
+    let request: StreamRequest;
+    try {
+      request = new StreamRequest(stream, headers, rawHeaders);
+    } catch {
+      return out.empty(400);
+    }
+    out.request = request;
+    out.send(this.handleStream(request, rawHeaders, out));
+  }
+
+  private handleStream(
+    request: StreamRequest,
+    rawHeaders: string[],
+    out: StreamResponse,
+  ): Response | Promise<Response> {
+    if (!this.handler) return this.handlerSet.then(() => this.handleStream(request, rawHeaders, out));
+    const session = out.stream.session as http2.ServerHttp2Session;
+    const transport = new NodeTransport(session.socket as tls.TLSSocket, rawHeaders, session, out);
+    try {
+      return this.handler(request as unknown as Request, transport);
+    } catch (err) {
+      // As a rejection, the way an async handler failed (answered 500, as @hono/node-server does).
+      return Promise.reject(err);
+    }
   }
 
   /** Counts streams per session; a session without streams for `idle` ms is closed (Go IdleTimeout). */
@@ -610,13 +628,13 @@ class NodeTransport implements Transport {
   private readonly session?: http2.ServerHttp2Session;
   private readonly raw: string[];
   readonly protocol: 'h2' | 'http/1.1';
-  private readonly outgoing: ServerResponse | http2.Http2ServerResponse;
+  private readonly outgoing: ServerResponse | http2.Http2ServerResponse | StreamResponse;
   private headerLines: string[] | undefined;
   constructor(
     socket: tls.TLSSocket,
     rawHeaders: string[],
     session: http2.ServerHttp2Session | undefined,
-    outgoing: ServerResponse | http2.Http2ServerResponse,
+    outgoing: ServerResponse | http2.Http2ServerResponse | StreamResponse,
   ) {
     this.socket = socket;
     this.session = session;
@@ -626,6 +644,9 @@ class NodeTransport implements Transport {
   }
   /** The filters' headers go to the outgoing message; writeHead's (the Response's) win on a clash. */
   presetHeaders(headers: Headers): void {
+    const outgoing = this.outgoing;
+    // HTTP/2 on the core API: into the stream's response headers.
+    if (outgoing instanceof StreamResponse) return outgoing.preset(headers);
     const session = this.session;
     // HTTP/1: merged into writeHead's header object (go-response.ts), no setHeader per header.
     if (!session && presetResponseHeaders(this.outgoing, headers)) return;
@@ -634,7 +655,7 @@ class NodeTransport implements Transport {
         if (name === 'connection') closeOnClose(value, session);
         continue;
       }
-      this.outgoing.setHeader(name, value);
+      outgoing.setHeader(name, value);
     }
   }
   /** HTTP/2 only (probabilistic GOAWAY); built when asked, not per request. */
@@ -794,11 +815,6 @@ export function joinHostPort(host: string | undefined, port: number | undefined)
 
 function hostPort(host: string | undefined, port: number | undefined): string {
   return joinHostPort(unmapIPv4(host), port);
-}
-
-/** Go turns `Connection: close` on HTTP/2 into GOAWAY; in-flight streams still finish. */
-function closeOnClose(value: unknown, session: http2.Http2Session | undefined): void {
-  if (session && !session.closed && /(^|,)\s*close\s*(,|$)/i.test(String(value))) session.close();
 }
 
 /**
