@@ -29,6 +29,10 @@ test('parseBearerToken: upstream SplitN(auth, " ", 3) semantics', () => {
   assert.equal(parseBearerToken('Bearer tok extra words'), 'tok');
   assert.equal(parseBearerToken('Bearer  tok'), '');
   assert.equal(parseBearerToken('Bearer\ttok'), undefined); // tab is not a separator
+  // The scheme compares case-insensitively, letter by letter, and only as a whole word.
+  assert.equal(parseBearerToken('BEARER tok'), 'tok');
+  for (const other of ['Bearex tok', 'Bbarer tok', 'Beare tok', 'Bearers tok', 'Bea rer tok', 'B\u00c5arer tok'])
+    assert.equal(parseBearerToken(other), undefined, other);
 });
 
 test('BearerTokenAuthenticator: unknown token is an error, no header no opinion, empty token warns', async () => {

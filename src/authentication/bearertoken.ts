@@ -10,7 +10,7 @@ import {
   type TokenAuthenticator,
 } from './authenticator.ts';
 import { addWarning } from '../endpoints/request/warning.ts';
-import { authorizationHeader } from './headers.ts';
+import { authorizationMemo } from './headers.ts';
 import { decodeBase64URL } from '../util/base64.ts';
 
 export const invalidTokenError = 'invalid bearer token';
@@ -22,6 +22,8 @@ export type WarningSink = (ctx: RequestContext, text: string) => void;
 
 const addWarningHeader: WarningSink = (ctx, text) => addWarning(ctx, '', text);
 
+const bearer = 'bearer';
+
 /**
  * Parses `Authorization: Bearer <token>` exactly as upstream: TrimSpace, split on single ASCII
  * spaces into at most 3 parts, scheme case-insensitive, anything after a third space ignored.
@@ -31,10 +33,10 @@ export function parseBearerToken(header: string | null): string | undefined {
   if (header === null) return undefined;
   const auth = goTrimSpace(header);
   if (auth === '') return undefined;
-  const first = auth.indexOf(' ');
-  if (first < 0) return undefined;
-  if (auth.slice(0, first).toLowerCase() !== 'bearer') return undefined;
-  const rest = auth.slice(first + 1);
+  // strings.ToLower(parts[0]) == "bearer", without building either string.
+  if (auth.indexOf(' ') !== bearer.length) return undefined;
+  for (let i = 0; i < bearer.length; i++) if ((auth.charCodeAt(i) | 0x20) !== bearer.charCodeAt(i)) return undefined;
+  const rest = auth.slice(bearer.length + 1);
   const second = rest.indexOf(' ');
   return second < 0 ? rest : rest.slice(0, second);
 }
@@ -76,12 +78,13 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
   authenticateOrError(ctx: RequestContext): MaybeAuthenticated | Error {
     // Go's Header.Get: the first Authorization line. Without raw headers the runtime joins
     // repeated lines ("a, b"), which never parses as a valid token: 401, fail closed.
-    const header = authorizationHeader(ctx);
-    const token = parseBearerToken(header);
-    if (token === undefined) return null;
+    // Parsed once per request for every bearer authenticator of the chain (the loopback token's, the token file's …).
+    const memo = authorizationMemo(ctx);
+    const token = memo.bearer === undefined ? (memo.bearer = parseBearerToken(memo.value) ?? null) : memo.bearer;
+    if (token === null) return null;
     if (token === '') {
       // `Bearer  tok`: three parts with an empty token; upstream warns and has no opinion.
-      if (goTrimSpace(header!).split(' ').length >= 3) this.warn(ctx, extraSpaceWarning);
+      if (goTrimSpace(memo.value!).split(' ').length >= 3) this.warn(ctx, extraSpaceWarning);
       return null;
     }
     const r = authenticateToken(this.auth, token, audiencesFrom(ctx));

@@ -18,9 +18,12 @@ export function headerValues(ctx: RequestContext, name: string): string[] {
 
 const authorizationKey = Symbol('authorization');
 
-interface AuthorizationMemo {
+/** What was read from the request's Authorization header, for the Request object it was read from. */
+export interface AuthorizationMemo {
   request: Request;
   value: string | null;
+  /** The bearer token parsed from `value` (bearertoken.ts); null: none; undefined: not parsed yet. */
+  bearer?: string | null;
 }
 
 /**
@@ -29,14 +32,19 @@ interface AuthorizationMemo {
  * success ask for it, and each Fetch Headers call costs WebIDL conversions. Remembered for the
  * Request object it was read from (a rebuilt request is read again).
  */
-export function authorizationHeader(ctx: RequestContext): string | null {
+export function authorizationMemo(ctx: RequestContext): AuthorizationMemo {
   const memo = ctx.values.get(authorizationKey) as AuthorizationMemo | undefined;
-  if (memo !== undefined && memo.request === ctx.request) return memo.value;
+  if (memo !== undefined && memo.request === ctx.request) return memo;
   const value = ctx.transport.rawHeaders
     ? (headerValues(ctx, 'authorization')[0] ?? null)
     : ctx.request.headers.get('authorization');
-  ctx.values.set(authorizationKey, { request: ctx.request, value });
-  return value;
+  const fresh: AuthorizationMemo = { request: ctx.request, value, bearer: undefined };
+  ctx.values.set(authorizationKey, fresh);
+  return fresh;
+}
+
+export function authorizationHeader(ctx: RequestContext): string | null {
+  return authorizationMemo(ctx).value;
 }
 
 /** Whether the request has header `name`, from what was read already; undefined when not known. */
@@ -96,7 +104,9 @@ export function deleteRequestHeaders(ctx: RequestContext, names: readonly string
   if (doomed.includes('authorization')) ctx.values.delete(authorizationKey);
   try {
     for (const n of doomed) h.delete(n);
-    if (doomed.every((n) => !h.has(n))) return;
+    let gone = true;
+    for (const n of doomed) if (h.has(n)) gone = false;
+    if (gone) return;
   } catch {
     // immutable headers: fall through and rebuild
   }
