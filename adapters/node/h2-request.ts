@@ -159,8 +159,21 @@ class StreamHeaders {
   append(name: string, value: string): void {
     this.#headers.append(name, value);
   }
+  /** Without building Headers while only get/has were asked (the authentication filter strips Authorization). */
   delete(name: string): void {
-    this.#headers.delete(name);
+    if (this.#native || this.#invalid || typeof name !== 'string') return this.#headers.delete(name);
+    if (!validHeaderName.test(name)) throw new TypeError(`Invalid header name: ${name}`);
+    const lower = name.toLowerCase();
+    const raw = this.#raw;
+    let kept: string[] | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const n = raw[i]!;
+      const match = n.length === lower.length && n.toLowerCase() === lower;
+      if (match && !kept) kept = raw.slice(0, i);
+      else if (!match && kept) kept.push(n, raw[i + 1]!);
+    }
+    // A new list: the stream's own stays as received (Transport.rawHeaders).
+    if (kept) this.#raw = kept;
   }
   set(name: string, value: string): void {
     this.#headers.set(name, value);

@@ -154,7 +154,9 @@ test('the handler sees method, URL, joined headers and the body; the Request is 
       accept: r.headers.get('Accept'),
       cookie: r.headers.get('cookie'),
       missing: r.headers.get('x-missing'),
-      names: [...r.headers.keys()].filter((k) => k.startsWith('x-')),
+      // Deleted as the authentication filter deletes Authorization: gone for every later reader.
+      deleted: (r.headers.delete('Authorization'), [r.headers.get('authorization'), r.headers.has('authorization')]),
+      names: [...r.headers.keys()].filter((k) => k.startsWith('x-') || k === 'authorization'),
       redirect: r.redirect,
       body: await r.clone().text(),
       again: await r.text(),
@@ -171,6 +173,7 @@ test('the handler sees method, URL, joined headers and the body; the Request is 
         accept: ['application/json', 'text/plain'],
         cookie: ['a=1', 'b=2'],
         'x-one': '1',
+        authorization: 'Bearer secret',
       },
       '{"x":1}',
     ).answer;
@@ -183,6 +186,7 @@ test('the handler sees method, URL, joined headers and the body; the Request is 
       accept: 'application/json, text/plain',
       cookie: 'a=1; b=2',
       missing: null,
+      deleted: [null, false],
       names: ['x-one'],
       redirect: 'follow',
       body: '{"x":1}',
