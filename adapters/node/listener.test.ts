@@ -726,3 +726,76 @@ test('HTTP/2: a response ends with its last DATA frame (END_STREAM), without an 
     await l.shutdown(1000);
   }
 });
+
+test('HTTP/2: a client that stops reading and then drops the connection is found by an unanswered PING; a live client answers and stays', async () => {
+  const signals: AbortSignal[] = [];
+  const l = await start(
+    {},
+    async (request) => {
+      signals.push(request.signal);
+      let n = 0;
+      // Far more than the socket buffers hold: the server's writes stay pending once the client stops reading.
+      const body = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (n++ > 2000) return c.close();
+          c.enqueue(new Uint8Array(65536));
+        },
+      });
+      return new Response(body);
+    },
+    { pingInterval: 200 },
+  );
+  const live = h2Connect(port(l));
+  try {
+    const sock = await handshake(port(l), { ALPNProtocols: ['h2'] });
+    const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
+      const h = Buffer.alloc(9);
+      h.writeUIntBE(payload.length, 0, 3);
+      h[3] = type;
+      h[4] = flags;
+      h.writeUInt32BE(stream, 5);
+      return Buffer.concat([h, payload]);
+    };
+    const headers = Buffer.concat(
+      [
+        [':method', 'GET'],
+        [':scheme', 'https'],
+        [':path', '/big'],
+        [':authority', '127.0.0.1'],
+      ].flatMap(([n, v]) => [Buffer.from([0, n!.length]), Buffer.from(n!), Buffer.from([v!.length]), Buffer.from(v!)]),
+    );
+    // The largest windows, so the server writes until the socket buffers are full.
+    const settings = Buffer.alloc(6);
+    settings.writeUInt16BE(4, 0);
+    settings.writeUInt32BE(0x7fffffff, 2);
+    const windowUpdate = Buffer.alloc(4);
+    windowUpdate.writeUInt32BE(0x7fffffff - 65535, 0);
+    const frames = [
+      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+      frame(4, 0, 0, settings),
+      frame(8, 0, 0, windowUpdate),
+    ];
+    for (let i = 0; i < 10; i++) frames.push(frame(1, 0x4 | 0x1, 1 + 2 * i, headers));
+    sock.write(Buffer.concat(frames));
+    sock.pause();
+    while (signals.length < 10) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    // Closed with data unread: the kernel resets the connection.
+    sock.destroy();
+    const deadline = Date.now() + 5000;
+    while (signals.some((s) => !s.aborted) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(signals.filter((s) => s.aborted).length, 10, 'every stream of the dead connection ends');
+    // The live session answered every PING meanwhile and still serves.
+    assert.equal(live.closed || live.destroyed, false);
+    const r = await new Promise<number>((resolve, reject) => {
+      const req = live.request({ ':path': '/big', ':method': 'HEAD' });
+      req.on('response', (h) => resolve(Number(h[':status'])));
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(r, 200);
+  } finally {
+    live.close();
+    await l.shutdown(1000);
+  }
+});

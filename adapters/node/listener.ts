@@ -36,6 +36,8 @@ export interface NodeServingListenerOptions {
   headersTimeout?: number;
   /** Go's IdleTimeout for HTTP/1.1 keep-alive and idle HTTP/2 sessions (ms). Default 90 s. */
   idleTimeout?: number;
+  /** How often an HTTP/2 session is PINGed; unanswered by the next PING, its connection is closed (ms). Default 30 s. */
+  pingInterval?: number;
   /** Client CA used when `info.clientCA` is unset (e.g. from --client-ca-file via the authentication options). */
   clientCA?: CAContentProvider;
   /** Called for every failed TLS handshake (apiserver_tls_handshake_errors_total). */
@@ -463,10 +465,46 @@ export class NodeServingListener implements ServingListener {
       stream.on('close', onStreamClose);
     });
     s.on('error', ignoreError);
+    const health = this.checkPeer(s);
     s.once('close', () => {
       if (timer) clearTimeout(timer);
+      clearInterval(health);
       this.sessions.delete(s);
     });
+  }
+
+  /**
+   * Go's server notices a peer that reset the connection at once: a goroutine always reads it.
+   * Node's HTTP/2 session stops reading its socket while a write is pending, and when the peer
+   * resets the connection then (a client that stopped reading, then died), nothing tells it: the
+   * session, its streams and their request bodies stay, and neither close() nor destroy() ends a
+   * session whose write never completes. A PING every `pingInterval`: one unanswered by the next
+   * (a live client's HTTP/2 stack answers at once) destroys the TCP socket under the session.
+   */
+  private checkPeer(s: http2.ServerHttp2Session): ReturnType<typeof setInterval> {
+    let waiting = false;
+    // Taken now: a destroyed session's socket proxy throws on every access.
+    const raw = (s.socket as unknown as { _parent?: net.Socket } | undefined)?._parent;
+    const check = setInterval(() => {
+      if (waiting) {
+        this.logger.info('http2: no PING acknowledgement, closing the connection', undefined, 4);
+        if (raw) raw.destroy();
+        else s.destroy();
+        return clearInterval(check);
+      }
+      waiting = true;
+      // A destroyed session that has not closed by the next tick is stuck the same way.
+      if (s.destroyed) return;
+      try {
+        s.ping((err) => {
+          if (!err) waiting = false;
+        });
+      } catch {
+        waiting = false;
+      }
+    }, this.opts.pingInterval ?? 30_000);
+    check.unref();
+    return check;
   }
 
   /**
