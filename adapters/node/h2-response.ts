@@ -25,10 +25,13 @@ export function closeOnClose(value: unknown, session: http2.Http2Session | undef
   if (session && !session.closed && /(^|,)\s*close\s*(,|$)/i.test(String(value))) session.close();
 }
 
-// The lightweight Response's [status, body, headers init] (see lightResponseHeader in listener.ts).
+// @hono/node-server's lightweight Response keeps [status, body, headers init] under a private
+// symbol until something reads `.headers`; reading it builds a Headers object and sends the
+// write down the slower Headers path (measured ~5–8 µs per request). The symbol is found once.
 let cacheSymbol: symbol | null | undefined;
 type Cache = [number, BodyInit | null, HeadersInit | undefined];
-function cacheOf(response: Response): Cache | undefined {
+/** The lightweight Response's [status, body, headers init]; undefined for any other Response. */
+export function lightResponseCache(response: Response): Cache | undefined {
   if (cacheSymbol === undefined) {
     const sym = Object.getOwnPropertySymbols(response).find((s) => s.description === 'cache');
     if (sym) cacheSymbol = sym;
@@ -131,7 +134,7 @@ export class StreamResponse {
   private write(response: Response, immediate: boolean): void {
     let done: void | Promise<void>;
     try {
-      const cache = cacheOf(response);
+      const cache = lightResponseCache(response);
       if (cache) {
         const body = cache[1];
         // A Response written at once needs no close watch (@hono/node-server's isImmediateCacheableResponse).

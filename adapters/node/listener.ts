@@ -26,7 +26,7 @@ import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
 import { GoServerResponse, presetResponseHeaders } from './go-response.ts';
 import { StreamRequest } from './h2-request.ts';
-import { closeOnClose, hopByHop, StreamResponse } from './h2-response.ts';
+import { closeOnClose, hopByHop, lightResponseCache, StreamResponse } from './h2-response.ts';
 
 export interface NodeServingListenerOptions {
   logger?: Logger;
@@ -631,23 +631,14 @@ export class NodeServingListener implements ServingListener {
   }
 }
 
-// @hono/node-server's lightweight Response keeps [status, body, headers init] under a private
-// symbol until something reads `.headers`; reading it builds a Headers object and sends the
-// write down the slower Headers path (measured ~5–8 µs per request). The symbol is found once.
-let cacheSymbol: symbol | null | undefined;
-
 /**
  * `response.headers.get(name)` for a lower-case name. Answers null itself only when the init
  * provably lacks the header (a plain object without the key, or no headers and a name other than
  * the default content-type); everything else asks the Response.
  */
 export function lightResponseHeader(response: Response, name: string): string | null {
-  if (cacheSymbol === undefined) {
-    const sym = Object.getOwnPropertySymbols(response).find((s) => s.description === 'cache');
-    if (sym) cacheSymbol = sym;
-  }
-  const cache = cacheSymbol ? (response as unknown as Record<symbol, unknown>)[cacheSymbol] : undefined;
-  if (Array.isArray(cache) && cache.length === 3) {
+  const cache = lightResponseCache(response);
+  if (cache) {
     const init = cache[2] as unknown;
     if (init == null) {
       if (name !== 'content-type') return null;
