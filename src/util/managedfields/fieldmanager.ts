@@ -441,11 +441,13 @@ export class FieldManager {
   private structuredUpdate(live: JSONMap, next: JSONMap, managed: Managed, manager: string): void {
     const cmp = this.takeOwnership(live, next, managed, manager, true);
     const prev = managed.fields.get(manager)?.set;
-    // The same set without the copies when there is nothing before it (compare's sets are fresh and unshared).
-    const set =
-      prev || !cmp.modified.empty()
-        ? (prev ?? new FieldSet()).difference(cmp.removed).union(cmp.modified).union(cmp.added)
-        : cmp.added;
+    // prev − removed ∪ modified ∪ added, without the copies of empty operands when there is no
+    // prev (compare's sets are fresh and unshared).
+    let set: FieldSet;
+    if (prev) set = prev.difference(cmp.removed).union(cmp.modified).union(cmp.added);
+    else if (cmp.modified.empty()) set = cmp.added;
+    else if (cmp.added.empty()) set = cmp.modified;
+    else set = cmp.modified.union(cmp.added);
     if (set.empty()) managed.fields.delete(manager);
     else managed.fields.set(manager, { set, apiVersion: this.apiVersion, applied: false });
   }

@@ -369,3 +369,32 @@ test('create with no earlier manager and a create that carries another managerâ€
     ],
   );
 });
+
+test('an update by a second manager: what it modifies alone, then modifies and adds (the entries before this change)', () => {
+  const fm = new FieldManager({ apiVersion: 'v1', kind: 'Pod', schema: podSchema, now: () => at });
+  const live = fm.update(
+    undefined,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'd', finalizers: ['a'], labels: { x: 'y' } },
+      spec: { containers: [{ name: 'c1', image: 'x', ports: [{ containerPort: 80 }] }], nodeSelector: { a: 'b' } },
+    },
+    'a',
+  );
+  const next = structuredClone(live);
+  next.metadata!.labels = { x: 'z' };
+  delete next.metadata!.finalizers;
+  const entries = (o: ManagedObject) => JSON.stringify(o.metadata!.managedFields!.map((e) => [e.manager, e.fieldsV1]));
+  assert.equal(
+    entries(fm.update(live, structuredClone(next), 'b')),
+    '[["a",{"f:metadata":{"f:labels":{}},"f:spec":{".":{},"f:containers":{".":{},"k:{\\"name\\":\\"c1\\"}":{".":{},"f:image":{},"f:name":{},"f:ports":{".":{},"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}}}},"f:nodeSelector":{}}}],["b",{"f:metadata":{"f:labels":{"f:x":{}}}}]]',
+  );
+  const spec = next.spec as { containers: Record<string, unknown>[] };
+  spec.containers[0]!.image = 'y';
+  spec.containers.push({ name: 'c2', image: 'q' });
+  assert.equal(
+    entries(fm.update(live, next, 'b')),
+    '[["a",{"f:metadata":{"f:labels":{}},"f:spec":{".":{},"f:containers":{".":{},"k:{\\"name\\":\\"c1\\"}":{".":{},"f:name":{},"f:ports":{".":{},"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}}}},"f:nodeSelector":{}}}],["b",{"f:metadata":{"f:labels":{"f:x":{}}},"f:spec":{"f:containers":{"k:{\\"name\\":\\"c1\\"}":{"f:image":{}},"k:{\\"name\\":\\"c2\\"}":{".":{},"f:image":{},"f:name":{}}}}}]]',
+  );
+});
