@@ -372,7 +372,7 @@ test('create with no earlier manager and a create that carries another managerâ€
 
 test('an update by a second manager: what it modifies alone, then modifies and adds (the entries before this change)', () => {
   const fm = new FieldManager({ apiVersion: 'v1', kind: 'Pod', schema: podSchema, now: () => at });
-  const live = fm.update(
+  const live: ManagedObject = fm.update(
     undefined,
     {
       apiVersion: 'v1',
