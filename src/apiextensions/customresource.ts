@@ -93,6 +93,7 @@ export class CustomResourceStorage implements Interface {
     this.structural = structural;
   }
 
+  /** Never changes `o` (it may be the watch cache's object): defaults are applied to a clone. */
   private out<T extends StorageObject | undefined>(o: T): T {
     if (!o) return o;
     const c = structuredClone(o) as StorageObject;
@@ -110,8 +111,15 @@ export class CustomResourceStorage implements Interface {
     return c;
   }
 
-  async create(key: string, obj: StorageObject, ttl?: number): Promise<StorageObject> {
-    return this.out(await this.inner.create(key, this.in(obj), ttl));
+  // readOnly is forwarded: out() clones before it defaults, so the inner store may share what it
+  // wrote with its watchers.
+  async create(
+    key: string,
+    obj: StorageObject,
+    ttl?: number,
+    opts?: Pick<GetOptions, 'readOnly'>,
+  ): Promise<StorageObject> {
+    return this.out(await this.inner.create(key, this.in(obj), ttl, opts));
   }
 
   async delete(
@@ -165,6 +173,7 @@ export class CustomResourceStorage implements Interface {
     preconditions: Preconditions | undefined,
     tryUpdate: UpdateFunc,
     cachedExistingObject?: StorageObject,
+    opts?: Pick<GetOptions, 'readOnly'>,
   ): Promise<StorageObject> {
     return this.inner
       .guaranteedUpdate(
@@ -176,6 +185,7 @@ export class CustomResourceStorage implements Interface {
           return { ...r, object: this.in(r.object) };
         },
         cachedExistingObject ? this.in(cachedExistingObject) : undefined,
+        opts,
       )
       .then((o) => this.out(o));
   }

@@ -158,14 +158,17 @@ function kindMismatch(k: KindInfo, gv: string, kind: string): string {
 /** Unknown keys of `obj` against `known`, as `a.b[0].c` paths (sorted like upstream's strict decoder). */
 function unknownFields(obj: unknown, known: KnownFields, prefix: string, out: string[]): void {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return;
-  for (const [k, v] of Object.entries(obj)) {
-    const path = prefix ? `${prefix}.${k}` : k;
+  // Own keys in Object.entries order; a path is built only where one is reported or walked into.
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
+    const v = (obj as Record<string, unknown>)[k];
     const spec = known[k];
+    if (spec === true) continue;
+    const path = prefix ? `${prefix}.${k}` : k;
     if (spec === undefined) {
       out.push(path);
       continue;
     }
-    if (spec === true) continue;
     if (Array.isArray(spec)) {
       if (Array.isArray(v)) v.forEach((item, i) => unknownFields(item, spec[0], `${path}[${i}]`, out));
       continue;
@@ -350,11 +353,14 @@ function stripUnknown(obj: Record<string, unknown>, known: KnownFields): string[
  * expected and the like), worded like encoding/json.
  */
 function checkTypes(obj: Record<string, unknown>, known: KnownFields, prefix = ''): string | undefined {
-  for (const [key, spec] of Object.entries(known)) {
+  // Own keys in Object.entries order, without the pairs; the path only for a field walked into.
+  for (const key in known) {
+    if (!Object.hasOwn(known, key)) continue;
+    const spec = known[key]!;
     const v = obj[key];
     if (v === undefined || v === null) continue;
-    const path = prefix ? `${prefix}.${key}` : key;
     if (spec === true) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
     if (Array.isArray(spec)) {
       if (!Array.isArray(v)) return `json: cannot unmarshal ${jsType(v)} into Go struct field ${path} of type []`;
       continue;

@@ -19,7 +19,10 @@ import type {
 } from '../../storage/interfaces.ts';
 
 export interface Conversion {
-  /** Stored form → served form. */
+  /**
+   * Stored form → served form. Must not change its input: a read-only create or update hands the
+   * inner store's object to its watchers (the watch cache), and reads may return the cache's own.
+   */
   fromStorage(obj: StorageObject): StorageObject;
   /** Served form → stored form. */
   toStorage(obj: StorageObject): StorageObject;
@@ -28,8 +31,10 @@ export interface Conversion {
 export function convertingStorage(inner: Interface, c: Conversion): Interface {
   const from = (o: StorageObject | undefined) => (o ? c.fromStorage(o) : o);
   return {
-    async create(key: string, obj: StorageObject, ttl?: number) {
-      return c.fromStorage(await inner.create(key, c.toStorage(obj), ttl));
+    // readOnly is forwarded: fromStorage leaves the stored object as it is, and the caller promised
+    // not to change what it gets (which may share nested values with the stored object).
+    async create(key: string, obj: StorageObject, ttl?: number, opts?: Pick<GetOptions, 'readOnly'>) {
+      return c.fromStorage(await inner.create(key, c.toStorage(obj), ttl, opts));
     },
     async delete(
       key: string,
@@ -68,13 +73,16 @@ export function convertingStorage(inner: Interface, c: Conversion): Interface {
       preconditions: Preconditions | undefined,
       tryUpdate: UpdateFunc,
       cachedExistingObject?: StorageObject,
+      opts?: Pick<GetOptions, 'readOnly'>,
     ) {
       const wrapped: UpdateFunc = async (input, res) => {
         const out = await tryUpdate(res.resourceVersion > 0 ? c.fromStorage(input) : input, res);
         return { ...out, object: c.toStorage(out.object) };
       };
       const cached = cachedExistingObject && c.toStorage(cachedExistingObject);
-      return inner.guaranteedUpdate(key, ignoreNotFound, preconditions, wrapped, cached).then((o) => c.fromStorage(o));
+      return inner
+        .guaranteedUpdate(key, ignoreNotFound, preconditions, wrapped, cached, opts)
+        .then((o) => c.fromStorage(o));
     },
     stats: (): Promise<Stats> => inner.stats(),
     readinessCheck: () => inner.readinessCheck(),

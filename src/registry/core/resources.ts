@@ -49,6 +49,20 @@ const mapSize = (m: unknown): number => (m && typeof m === 'object' ? Object.key
 const sortedKeys = (m: unknown): string[] => (m && typeof m === 'object' ? Object.keys(m).sort() : []);
 
 function validateDataKeys(obj: KubeObject, fields: string[]): ErrorList {
+  // Sorted keys only order the errors: an object with none (the usual one) is checked unsorted.
+  let clean = true;
+  let size = 0;
+  for (const f of fields) {
+    const data = (obj[f] ?? {}) as Record<string, string>;
+    if (!data || typeof data !== 'object') continue;
+    for (const key of Object.keys(data)) {
+      if (validateConfigMapKey(key).length) clean = false;
+      else if (f === 'data' && fields.includes('binaryData') && Object.hasOwn((obj.binaryData ?? {}) as object, key))
+        clean = false;
+      size += String(data[key] ?? '').length;
+    }
+  }
+  if (clean) return size > MaxSecretSize ? [tooLong(Path.of(''), MaxSecretSize)] : [];
   const errs: ErrorList = [];
   let total = 0;
   for (const f of fields) {

@@ -162,6 +162,7 @@ function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefined {
   }
   const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
   const cmp = (a = '', b = '') => (a < b ? -1 : a > b ? 1 : 0);
+  if (out.length < 2) return out;
   return out.sort(
     (p, q) =>
       cmp(p.operation, q.operation) ||
@@ -233,6 +234,7 @@ export class FieldManager {
       const newMF = obj.metadata?.managedFields;
       if (this.subresource) managed = this.decodeOrEmpty(liveMF);
       else if (isReset(newMF)) managed = { fields: new Map(), times: new Map() };
+      else if (newMF === undefined) managed = this.decodeOrEmpty(liveMF);
       else {
         let fromNew: Managed | undefined;
         try {
@@ -404,6 +406,13 @@ export class FieldManager {
     force: boolean,
   ): ReturnType<typeof compare> {
     const cmp = compare(live, next, this.node);
+    // Only other managers' sets are touched below: none (a create) leaves nothing to do.
+    let others = false;
+    for (const m of managed.fields.keys()) if (m !== workflow) others = true;
+    if (!others) {
+      if (managed.fields.get(workflow)?.set.empty()) managed.fields.delete(workflow);
+      return cmp;
+    }
     const changed = cmp.modified.union(cmp.added);
     const conflicts: Conflict[] = [];
     const conflictSets = new Map<string, FieldSet>();
@@ -431,8 +440,14 @@ export class FieldManager {
   /** Updater.Update. */
   private structuredUpdate(live: JSONMap, next: JSONMap, managed: Managed, manager: string): void {
     const cmp = this.takeOwnership(live, next, managed, manager, true);
-    const prev = managed.fields.get(manager)?.set ?? new FieldSet();
-    const set = prev.difference(cmp.removed).union(cmp.modified).union(cmp.added);
+    const prev = managed.fields.get(manager)?.set;
+    // prev − removed ∪ modified ∪ added, without the copies of empty operands when there is no
+    // prev (compare's sets are fresh and unshared).
+    let set: FieldSet;
+    if (prev) set = prev.difference(cmp.removed).union(cmp.modified).union(cmp.added);
+    else if (cmp.modified.empty()) set = cmp.added;
+    else if (cmp.added.empty()) set = cmp.modified;
+    else set = cmp.modified.union(cmp.added);
     if (set.empty()) managed.fields.delete(manager);
     else managed.fields.set(manager, { set, apiVersion: this.apiVersion, applied: false });
   }
@@ -472,8 +487,10 @@ export class FieldManager {
 
   /** capmanagers.go: the oldest Update entries beyond the cap merge into `ancient-changes`. */
   private capUpdateManagers(managed: Managed): void {
+    let count = 0;
+    for (const vs of managed.fields.values()) if (!vs.applied) count++;
+    if (count <= this.maxUpdateManagers) return;
     const updaters = [...managed.fields].filter(([, vs]) => !vs.applied).map(([m]) => m);
-    if (updaters.length <= this.maxUpdateManagers) return;
     const seconds = (m: string) => {
       const t = managed.times.get(m);
       return t ? Math.floor(Date.parse(t) / 1000) : 0;

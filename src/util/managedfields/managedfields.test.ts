@@ -300,3 +300,101 @@ test('at most 10 Update managers: the oldest merge into ancient-changes', () => 
   assert.ok(managers.includes('ancient-changes'));
   assert.ok(!managers.includes('m0') && !managers.includes('m1') && !managers.includes('m2'));
 });
+
+test('FieldsV1 order: a path element that is a member and a parent is written once, kinds in PathElement order', () => {
+  // Bad input first: an index beside keys, values and fields; numbers sort as numbers, a string value
+  // against a number as text (PathElement.Compare).
+  const s = FieldSet.of(['i:10'], ['i:2'], ['v:"b"'], ['k:{"a":1}'], ['f:z'], ['f:z', 'f:y'], ['v:3'], ['v:20']);
+  assert.equal(
+    JSON.stringify(s.toFieldsV1()),
+    '{"f:z":{".":{},"f:y":{}},"k:{\\"a\\":1}":{},"v:\\"b\\"":{},"v:3":{},"v:20":{},"i:2":{},"i:10":{}}',
+  );
+  assert.deepEqual(new FieldSet().toFieldsV1(), {});
+});
+
+test('create with no earlier manager and a create that carries another manager’s entry: the same fields', () => {
+  const fm = new FieldManager({ apiVersion: 'v1', kind: 'Pod', schema: podSchema, now: () => at });
+  const pod = (): ManagedObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'd', finalizers: ['a'], labels: { x: 'y' } },
+    spec: { containers: [{ name: 'c1', image: 'x', ports: [{ containerPort: 80 }] }], nodeSelector: { a: 'b' } },
+  });
+  const fields = {
+    'f:metadata': { 'f:finalizers': { '.': {}, 'v:"a"': {} }, 'f:labels': { '.': {}, 'f:x': {} } },
+    // compare.go marks every map and list it adds, the spec and the list of containers too.
+    'f:spec': {
+      '.': {},
+      'f:containers': {
+        '.': {},
+        'k:{"name":"c1"}': {
+          '.': {},
+          'f:image': {},
+          'f:name': {},
+          'f:ports': { '.': {}, 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } },
+        },
+      },
+      'f:nodeSelector': {},
+    },
+  };
+  const created = fm.update(undefined, pod(), 'creator');
+  assert.deepEqual(created.metadata!.managedFields, [
+    {
+      manager: 'creator',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-12-01T10:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: fields,
+    },
+  ]);
+  // The body names another manager owning a label: the creator takes what it sets from it.
+  const withEntry = pod();
+  withEntry.metadata!.managedFields = [
+    {
+      manager: 'earlier',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-11-30T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:labels': { 'f:x': {}, 'f:gone': {} } } },
+    },
+  ];
+  const taken = fm.update(undefined, withEntry, 'creator');
+  assert.deepEqual(
+    taken.metadata!.managedFields!.map((e) => [e.manager, e.fieldsV1]),
+    [
+      ['earlier', { 'f:metadata': { 'f:labels': { 'f:gone': {} } } }],
+      ['creator', fields],
+    ],
+  );
+});
+
+test('an update by a second manager: what it modifies alone, then modifies and adds (the entries before this change)', () => {
+  const fm = new FieldManager({ apiVersion: 'v1', kind: 'Pod', schema: podSchema, now: () => at });
+  const live: ManagedObject = fm.update(
+    undefined,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'd', finalizers: ['a'], labels: { x: 'y' } },
+      spec: { containers: [{ name: 'c1', image: 'x', ports: [{ containerPort: 80 }] }], nodeSelector: { a: 'b' } },
+    },
+    'a',
+  );
+  const next = structuredClone(live);
+  next.metadata!.labels = { x: 'z' };
+  delete next.metadata!.finalizers;
+  const entries = (o: ManagedObject) => JSON.stringify(o.metadata!.managedFields!.map((e) => [e.manager, e.fieldsV1]));
+  assert.equal(
+    entries(fm.update(live, structuredClone(next), 'b')),
+    '[["a",{"f:metadata":{"f:labels":{}},"f:spec":{".":{},"f:containers":{".":{},"k:{\\"name\\":\\"c1\\"}":{".":{},"f:image":{},"f:name":{},"f:ports":{".":{},"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}}}},"f:nodeSelector":{}}}],["b",{"f:metadata":{"f:labels":{"f:x":{}}}}]]',
+  );
+  const spec = next.spec as { containers: Record<string, unknown>[] };
+  spec.containers[0]!.image = 'y';
+  spec.containers.push({ name: 'c2', image: 'q' });
+  assert.equal(
+    entries(fm.update(live, next, 'b')),
+    '[["a",{"f:metadata":{"f:labels":{}},"f:spec":{".":{},"f:containers":{".":{},"k:{\\"name\\":\\"c1\\"}":{".":{},"f:name":{},"f:ports":{".":{},"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}}}},"f:nodeSelector":{}}}],["b",{"f:metadata":{"f:labels":{"f:x":{}}},"f:spec":{"f:containers":{"k:{\\"name\\":\\"c1\\"}":{"f:image":{}},"k:{\\"name\\":\\"c2\\"}":{".":{},"f:image":{},"f:name":{}}}}}]]',
+  );
+});

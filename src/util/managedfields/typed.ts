@@ -161,8 +161,20 @@ function walkCompare(
   if (shape === 'map') {
     const lm = (l ?? {}) as JSONMap;
     const rm = (r ?? {}) as JSONMap;
-    for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)]))
-      walkCompare(lm[k], rm[k], mapChild(n, a, k), [...path, fieldPE(k)], c);
+    // The union of both key sets in Object.keys order (left's, then right's own), without building
+    // it; the path is extended in place (insert copies nothing of it).
+    for (const k in lm) {
+      if (!Object.hasOwn(lm, k)) continue;
+      path.push(fieldPE(k));
+      walkCompare(lm[k], rm[k], mapChild(n, a, k), path, c);
+      path.pop();
+    }
+    for (const k in rm) {
+      if (!Object.hasOwn(rm, k) || Object.hasOwn(lm, k)) continue;
+      path.push(fieldPE(k));
+      walkCompare(lm[k], rm[k], mapChild(n, a, k), path, c);
+      path.pop();
+    }
   } else {
     const la = a as Atom & { kind: 'list' };
     const elem = listChild(n, a);

@@ -1,0 +1,86 @@
+// CustomResourceStorage: readOnly reaches the inner store on create and guaranteedUpdate, which is
+// safe only because serving a stored object (apiVersion, pruning of nulls, defaults) works on a
+// clone and never changes the object the inner store shares with its watchers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CustomResourceStorage } from './customresource.ts';
+import { newStructural } from './schema/structural.ts';
+import type { GetOptions, Interface, StorageObject } from '../storage/interfaces.ts';
+
+type ReadOnlyOpts = Pick<GetOptions, 'readOnly'> | undefined;
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** A stored Widget whose served form gets a default and loses a null (both would write into it). */
+const stored = (): StorageObject => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'default', resourceVersion: '5' },
+  spec: { size: null, nested: {} },
+});
+
+const structural = newStructural({
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        size: { type: 'integer' },
+        color: { type: 'string', default: 'blue' },
+        nested: { type: 'object', properties: { n: { type: 'integer', default: 1 } } },
+      },
+    },
+  },
+});
+
+function frozenInner(): { inner: Interface; seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } } {
+  const seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } = {};
+  const inner = {
+    async create(_k: string, _o: StorageObject, _ttl?: number, opts?: ReadOnlyOpts) {
+      seen.create = opts;
+      return deepFreeze(stored());
+    },
+    async guaranteedUpdate(_k: string, _i: boolean, _p: unknown, _u: unknown, _c?: StorageObject, opts?: ReadOnlyOpts) {
+      seen.update = opts;
+      return deepFreeze(stored());
+    },
+    async get() {
+      return deepFreeze(stored());
+    },
+  } as unknown as Interface;
+  return { inner, seen };
+}
+
+test('CustomResourceStorage: serving a frozen stored object defaults a copy and changes nothing of it', async () => {
+  const { inner } = frozenInner();
+  const s = new CustomResourceStorage(inner, 'example.com/v2', 'example.com/v1', structural);
+  const created = await s.create('/default/w', { apiVersion: 'example.com/v2', kind: 'Widget', metadata: {} });
+  const updated = await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }));
+  const got = await s.get('/default/w', { readOnly: true });
+  for (const o of [created, updated, got]) {
+    assert.equal(o!.apiVersion, 'example.com/v2');
+    assert.deepEqual(o!.spec, { color: 'blue', nested: { n: 1 } });
+    assert.equal(Object.isFrozen(o), false);
+  }
+});
+
+test('CustomResourceStorage forwards readOnly on create and guaranteedUpdate, and only when given', async () => {
+  const { inner, seen } = frozenInner();
+  const s = new CustomResourceStorage(inner, 'example.com/v1', 'example.com/v1', structural);
+  await s.create('/default/w', { metadata: {} });
+  await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }));
+  assert.equal(seen.create, undefined);
+  assert.equal(seen.update, undefined);
+  await s.create('/default/w', { metadata: {} }, 0, { readOnly: true });
+  await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }), undefined, {
+    readOnly: true,
+  });
+  assert.deepEqual(seen.create, { readOnly: true });
+  assert.deepEqual(seen.update, { readOnly: true });
+});
