@@ -112,6 +112,23 @@ function h2Get(
   });
 }
 
+/** An HTTP/2 frame: 9-byte header, then the payload. */
+function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
+  const h = Buffer.alloc(9);
+  h.writeUIntBE(payload.length, 0, 3);
+  h[3] = type;
+  h[4] = flags;
+  h.writeUInt32BE(stream, 5);
+  return Buffer.concat([h, payload]);
+}
+
+/** HPACK: literal header fields without indexing, new names, no Huffman coding. */
+function hpack(fields: [string, string][]): Buffer {
+  return Buffer.concat(
+    fields.flatMap(([n, v]) => [Buffer.from([0, n.length]), Buffer.from(n), Buffer.from([v.length]), Buffer.from(v)]),
+  );
+}
+
 function h2Connect(p: number, opts: http2.SecureClientSessionOptions = {}): http2.ClientHttp2Session {
   const s = http2.connect(`https://127.0.0.1:${p}`, { rejectUnauthorized: false, ...opts });
   s.on('error', () => {});
@@ -664,24 +681,6 @@ test('HTTP/2: a response ends with its last DATA frame (END_STREAM), without an 
   const sock = await handshake(port(l), { ALPNProtocols: ['h2'] });
   try {
     assert.equal(sock.alpnProtocol, 'h2');
-    const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
-      const h = Buffer.alloc(9);
-      h.writeUIntBE(payload.length, 0, 3);
-      h[3] = type;
-      h[4] = flags;
-      h.writeUInt32BE(stream, 5);
-      return Buffer.concat([h, payload]);
-    };
-    // HPACK: literal header fields without indexing, new names, no Huffman coding.
-    const hpack = (fields: [string, string][]) =>
-      Buffer.concat(
-        fields.flatMap(([n, v]) => [
-          Buffer.from([0, n.length]),
-          Buffer.from(n),
-          Buffer.from([v.length]),
-          Buffer.from(v),
-        ]),
-      );
     const headers = hpack([
       [':method', 'GET'],
       [':scheme', 'https'],
@@ -748,22 +747,12 @@ test('HTTP/2: a client that stops reading and then drops the connection is found
   const live = h2Connect(port(l));
   try {
     const sock = await handshake(port(l), { ALPNProtocols: ['h2'] });
-    const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
-      const h = Buffer.alloc(9);
-      h.writeUIntBE(payload.length, 0, 3);
-      h[3] = type;
-      h[4] = flags;
-      h.writeUInt32BE(stream, 5);
-      return Buffer.concat([h, payload]);
-    };
-    const headers = Buffer.concat(
-      [
-        [':method', 'GET'],
-        [':scheme', 'https'],
-        [':path', '/big'],
-        [':authority', '127.0.0.1'],
-      ].flatMap(([n, v]) => [Buffer.from([0, n!.length]), Buffer.from(n!), Buffer.from([v!.length]), Buffer.from(v!)]),
-    );
+    const headers = hpack([
+      [':method', 'GET'],
+      [':scheme', 'https'],
+      [':path', '/big'],
+      [':authority', '127.0.0.1'],
+    ]);
     // The largest windows, so the server writes until the socket buffers are full.
     const settings = Buffer.alloc(6);
     settings.writeUInt16BE(4, 0);

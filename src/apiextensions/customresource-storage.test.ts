@@ -5,17 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CustomResourceStorage } from './customresource.ts';
 import { newStructural } from './schema/structural.ts';
-import type { GetOptions, Interface, StorageObject } from '../storage/interfaces.ts';
-
-type ReadOnlyOpts = Pick<GetOptions, 'readOnly'> | undefined;
-
-function deepFreeze<T>(o: T): T {
-  if (o && typeof o === 'object') {
-    for (const v of Object.values(o)) deepFreeze(v);
-    Object.freeze(o);
-  }
-  return o;
-}
+import type { StorageObject } from '../storage/interfaces.ts';
+import { frozenInner } from '../storage/testing/frozen-inner.ts';
 
 /** A stored Widget whose served form gets a default and loses a null (both would write into it). */
 const stored = (): StorageObject => ({
@@ -39,26 +30,8 @@ const structural = newStructural({
   },
 });
 
-function frozenInner(): { inner: Interface; seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } } {
-  const seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } = {};
-  const inner = {
-    async create(_k: string, _o: StorageObject, _ttl?: number, opts?: ReadOnlyOpts) {
-      seen.create = opts;
-      return deepFreeze(stored());
-    },
-    async guaranteedUpdate(_k: string, _i: boolean, _p: unknown, _u: unknown, _c?: StorageObject, opts?: ReadOnlyOpts) {
-      seen.update = opts;
-      return deepFreeze(stored());
-    },
-    async get() {
-      return deepFreeze(stored());
-    },
-  } as unknown as Interface;
-  return { inner, seen };
-}
-
 test('CustomResourceStorage: serving a frozen stored object defaults a copy and changes nothing of it', async () => {
-  const { inner } = frozenInner();
+  const { inner } = frozenInner(stored);
   const s = new CustomResourceStorage(inner, 'example.com/v2', 'example.com/v1', structural);
   const created = await s.create('/default/w', { apiVersion: 'example.com/v2', kind: 'Widget', metadata: {} });
   const updated = await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }));
@@ -71,7 +44,7 @@ test('CustomResourceStorage: serving a frozen stored object defaults a copy and 
 });
 
 test('CustomResourceStorage forwards readOnly on create and guaranteedUpdate, and only when given', async () => {
-  const { inner, seen } = frozenInner();
+  const { inner, seen } = frozenInner(stored);
   const s = new CustomResourceStorage(inner, 'example.com/v1', 'example.com/v1', structural);
   await s.create('/default/w', { metadata: {} });
   await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }));

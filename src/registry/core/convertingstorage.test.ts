@@ -4,19 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventsV1 } from './events.ts';
-import type { GetOptions, Interface, StorageObject } from '../../storage/interfaces.ts';
+import type { StorageObject } from '../../storage/interfaces.ts';
 import { MemoryKV } from '../../storage/memory/kv.ts';
 import { Store } from '../../storage/store.ts';
-
-type ReadOnlyOpts = Pick<GetOptions, 'readOnly'> | undefined;
-
-function deepFreeze<T>(o: T): T {
-  if (o && typeof o === 'object') {
-    for (const v of Object.values(o)) deepFreeze(v);
-    Object.freeze(o);
-  }
-  return o;
-}
+import { frozenInner } from '../../storage/testing/frozen-inner.ts';
 
 /** A core/v1 Event as stored, with every renamed field set and nested values to share. */
 const stored = (): StorageObject => ({
@@ -35,27 +26,8 @@ const stored = (): StorageObject => ({
   type: 'Normal',
 });
 
-/** An inner storage whose writes return a deep-frozen stored object and record the options they got. */
-function frozenInner(): { inner: Interface; seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } } {
-  const seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } = {};
-  const inner = {
-    async create(_k: string, _o: StorageObject, _ttl?: number, opts?: ReadOnlyOpts) {
-      seen.create = opts;
-      return deepFreeze(stored());
-    },
-    async guaranteedUpdate(_k: string, _i: boolean, _p: unknown, _u: unknown, _c?: StorageObject, opts?: ReadOnlyOpts) {
-      seen.update = opts;
-      return deepFreeze(stored());
-    },
-    async get() {
-      return deepFreeze(stored());
-    },
-  } as unknown as Interface;
-  return { inner, seen };
-}
-
 test('convertingStorage (events.k8s.io/v1): converting a frozen stored Event changes nothing of it', async () => {
-  const { inner } = frozenInner();
+  const { inner } = frozenInner(stored);
   const s = eventsV1.decorateStorage!(inner);
   // Any write to the frozen input would throw in this strict-mode module's callee (ES modules are strict).
   const created = await s.create('/default/e1', { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: {} });
@@ -71,7 +43,7 @@ test('convertingStorage (events.k8s.io/v1): converting a frozen stored Event cha
 });
 
 test('convertingStorage forwards readOnly on create and guaranteedUpdate, and only when given', async () => {
-  const { inner, seen } = frozenInner();
+  const { inner, seen } = frozenInner(stored);
   const s = eventsV1.decorateStorage!(inner);
   await s.create('/default/e1', { metadata: {} });
   await s.guaranteedUpdate('/default/e1', false, undefined, async (o) => ({ object: o }));

@@ -1,0 +1,36 @@
+// An inner storage.Interface for decorators' tests: every write and read returns a deep-frozen
+// copy of one stored object (a decorator that changes what the inner store shares with its
+// watchers throws), and the options each write got are recorded.
+
+import type { GetOptions, Interface, StorageObject } from '../interfaces.ts';
+
+export type ReadOnlyOpts = Pick<GetOptions, 'readOnly'> | undefined;
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+export function frozenInner(stored: () => StorageObject): {
+  inner: Interface;
+  seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts };
+} {
+  const seen: { create?: ReadOnlyOpts; update?: ReadOnlyOpts } = {};
+  const inner = {
+    async create(_k: string, _o: StorageObject, _ttl?: number, opts?: ReadOnlyOpts) {
+      seen.create = opts;
+      return deepFreeze(stored());
+    },
+    async guaranteedUpdate(_k: string, _i: boolean, _p: unknown, _u: unknown, _c?: StorageObject, opts?: ReadOnlyOpts) {
+      seen.update = opts;
+      return deepFreeze(stored());
+    },
+    async get() {
+      return deepFreeze(stored());
+    },
+  } as unknown as Interface;
+  return { inner, seen };
+}
