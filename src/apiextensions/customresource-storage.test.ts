@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { CustomResourceStorage } from './customresource.ts';
 import { newStructural } from './schema/structural.ts';
 import type { StorageObject } from '../storage/interfaces.ts';
-import { frozenInner } from '../storage/testing/frozen-inner.ts';
+import { expectReadOnlyForwarded, frozenInner } from '../storage/testing/frozen-inner.ts';
 
 /** A stored Widget whose served form gets a default and loses a null (both would write into it). */
 const stored = (): StorageObject => ({
@@ -46,14 +46,5 @@ test('CustomResourceStorage: serving a frozen stored object defaults a copy and 
 test('CustomResourceStorage forwards readOnly on create and guaranteedUpdate, and only when given', async () => {
   const { inner, seen } = frozenInner(stored);
   const s = new CustomResourceStorage(inner, 'example.com/v1', 'example.com/v1', structural);
-  await s.create('/default/w', { metadata: {} });
-  await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }));
-  assert.equal(seen.create, undefined);
-  assert.equal(seen.update, undefined);
-  await s.create('/default/w', { metadata: {} }, 0, { readOnly: true });
-  await s.guaranteedUpdate('/default/w', false, undefined, async (o) => ({ object: o }), undefined, {
-    readOnly: true,
-  });
-  assert.deepEqual(seen.create, { readOnly: true });
-  assert.deepEqual(seen.update, { readOnly: true });
+  await expectReadOnlyForwarded(s, seen, '/default/w');
 });

@@ -7,7 +7,7 @@ import { eventsV1 } from './events.ts';
 import type { StorageObject } from '../../storage/interfaces.ts';
 import { MemoryKV } from '../../storage/memory/kv.ts';
 import { Store } from '../../storage/store.ts';
-import { frozenInner } from '../../storage/testing/frozen-inner.ts';
+import { expectReadOnlyForwarded, frozenInner } from '../../storage/testing/frozen-inner.ts';
 
 /** A core/v1 Event as stored, with every renamed field set and nested values to share. */
 const stored = (): StorageObject => ({
@@ -45,16 +45,7 @@ test('convertingStorage (events.k8s.io/v1): converting a frozen stored Event cha
 test('convertingStorage forwards readOnly on create and guaranteedUpdate, and only when given', async () => {
   const { inner, seen } = frozenInner(stored);
   const s = eventsV1.decorateStorage!(inner);
-  await s.create('/default/e1', { metadata: {} });
-  await s.guaranteedUpdate('/default/e1', false, undefined, async (o) => ({ object: o }));
-  assert.equal(seen.create, undefined);
-  assert.equal(seen.update, undefined);
-  await s.create('/default/e1', { metadata: {} }, 0, { readOnly: true });
-  await s.guaranteedUpdate('/default/e1', false, undefined, async (o) => ({ object: o }), undefined, {
-    readOnly: true,
-  });
-  assert.deepEqual(seen.create, { readOnly: true });
-  assert.deepEqual(seen.update, { readOnly: true });
+  await expectReadOnlyForwarded(s, seen, '/default/e1');
 });
 
 test('convertingStorage over a Store: a read-only write leaves the stored core/v1 form for the watch', async () => {
