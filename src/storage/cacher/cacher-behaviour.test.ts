@@ -15,8 +15,10 @@ const cm = (name: string, data: Record<string, string> = {}): StorageObject => (
   data,
 });
 
-async function setup(cfg: Partial<ConstructorParameters<typeof Cacher>[0]> = {}) {
-  const kv = new MemoryKV({ progressNotifyIntervalMs: 100 });
+async function setup(
+  cfg: Partial<ConstructorParameters<typeof Cacher>[0]> = {},
+  kv = new MemoryKV({ progressNotifyIntervalMs: 100 }),
+) {
   const store = new Store({ kv, pathPrefix: '/registry', resourcePrefix: '/configmaps', groupResource: gr, newFunc });
   const calls: string[] = [];
   // Counts what reaches storage, to see which reads the cache serves itself.
@@ -185,6 +187,25 @@ test('watch cache: a read newer than the cache waits for it, then 504 when it ne
       (e: { status?: { code?: number; message?: string } }) =>
         e.status?.code === 504 &&
         /^Timeout: Too large resource version: 999999, current: \d+$/.test(e.status.message ?? ''),
+    );
+  } finally {
+    await close();
+  }
+});
+
+// A first list larger than one call's arguments (V8: ~125k): the cache fills and serves it.
+test('watch cache: a first list of 150,000 objects', { timeout: 60_000 }, async () => {
+  const kv = new MemoryKV();
+  const enc = new TextEncoder();
+  for (let i = 0; i < 150_000; i++)
+    await kv.create(`/registry/configmaps/ns/cm-${i}`, enc.encode(JSON.stringify(cm(`cm-${i}`))));
+  const { cacher, close } = await setup({}, kv);
+  try {
+    const list = await cacher.getList('/configmaps/ns', { recursive: true, resourceVersion: '0' });
+    assert.equal(list.items.length, 150_000);
+    assert.deepEqual(
+      list.items.slice(0, 3).map((o) => o.metadata!.name),
+      ['cm-0', 'cm-1', 'cm-10'],
     );
   } finally {
     await close();

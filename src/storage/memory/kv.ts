@@ -20,6 +20,7 @@ import {
   type WatchOptions,
   type WatchResponse,
 } from '../kv.ts';
+import { SortedKeys } from '../sorted-keys.ts';
 
 interface Version {
   modRevision: number;
@@ -52,18 +53,6 @@ type Timer = ReturnType<typeof setTimeout>;
 function unref(t: Timer): Timer {
   (t as { unref?: () => void }).unref?.();
   return t;
-}
-
-/** Index of the first element ≥ key in a sorted array. */
-function lowerBound(arr: string[], key: string): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The version of a key visible at revision `rev` (latest with modRevision ≤ rev), tombstones included. */
@@ -152,7 +141,7 @@ export class MemoryKV implements KV {
   private compacted = 0;
   private readonly versions = new Map<string, Version[]>();
   /** Every key with versions, sorted (UTF-16 order, which is byte order for the ASCII keys the store writes). */
-  private readonly sortedKeys: string[] = [];
+  private readonly sortedKeys = new SortedKeys();
   /** Events with revision > logStart, in order; log[i].revision === logStart + 1 + i. */
   private log: LoggedEvent[] = [];
   private logStart = 1;
@@ -190,8 +179,7 @@ export class MemoryKV implements KV {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const kvs: KeyValue[] = [];
     let count = 0;
-    for (let i = lowerBound(this.sortedKeys, start); i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
+    for (const key of this.sortedKeys.from(start)) {
       if (key >= end) break;
       const v = versionAt(this.versions.get(key)!, at);
       if (!v || !v.value) continue;
@@ -315,11 +303,10 @@ export class MemoryKV implements KV {
       if (!versions.length) gone.push(key);
     }
     if (gone.length) {
-      for (const key of gone) this.versions.delete(key);
-      const goneSet = new Set(gone);
-      const kept = this.sortedKeys.filter((k) => !goneSet.has(k));
-      this.sortedKeys.length = 0;
-      this.sortedKeys.push(...kept);
+      for (const key of gone) {
+        this.versions.delete(key);
+        this.sortedKeys.delete(key);
+      }
     }
   }
 
@@ -365,7 +352,7 @@ export class MemoryKV implements KV {
     if (!versions) {
       versions = [];
       this.versions.set(key, versions);
-      this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
+      this.sortedKeys.insert(key);
     }
     versions.push(v);
   }
