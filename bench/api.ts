@@ -9,7 +9,7 @@
 //   BENCH_API_OPS=get,create     only these operations (get, list, create, watch)
 //   BENCH_API_SIDES=edge         only one side (to profile it: node --cpu-prof bench/api.ts)
 
-import { Hono } from 'hono';
+import { bareAPI, configMapJSON } from './bare-api.ts';
 import { EdgeServer } from '../src/app/edge.ts';
 import { discardLogger } from '../src/util/logger.ts';
 
@@ -44,50 +44,8 @@ const edgeFetch = (method: string, path: string, body?: string) =>
     transport,
   );
 
-// --- bare Hono over a Map, the same objects and JSON ---
-type Obj = { apiVersion: string; kind: string; metadata: Record<string, unknown>; data?: Record<string, string> };
-const objects = new Map<string, Obj>();
-let rev = 1;
-const listeners = new Set<(line: string) => void>();
-const bare = new Hono();
-bare.get('/api/v1/namespaces/:ns/configmaps/:name', (c) => {
-  const o = objects.get(`${c.req.param('ns')}/${c.req.param('name')}`);
-  return o ? c.json(o) : c.json({ kind: 'Status', code: 404 }, 404);
-});
-bare.get('/api/v1/namespaces/:ns/configmaps', (c) => {
-  if (c.req.query('watch') === 'true') {
-    const enc = new TextEncoder();
-    let send: (line: string) => void;
-    const body = new ReadableStream<Uint8Array>({
-      start(ctl) {
-        send = (line) => ctl.enqueue(enc.encode(line));
-        listeners.add(send);
-      },
-      cancel() {
-        listeners.delete(send);
-      },
-    });
-    return new Response(body, { headers: { 'content-type': 'application/json' } });
-  }
-  const prefix = `${c.req.param('ns')}/`;
-  const items = [...objects].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v);
-  return c.json({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: String(rev) }, items });
-});
-bare.post('/api/v1/namespaces/:ns/configmaps', async (c) => {
-  const o = (await c.req.json()) as Obj;
-  const key = `${c.req.param('ns')}/${o.metadata.name}`;
-  if (objects.has(key)) return c.json({ kind: 'Status', code: 409 }, 409);
-  o.metadata = {
-    ...o.metadata,
-    namespace: c.req.param('ns'),
-    uid: crypto.randomUUID(),
-    resourceVersion: String(++rev),
-  };
-  objects.set(key, o);
-  const line = JSON.stringify({ type: 'ADDED', object: o }) + '\n';
-  for (const l of listeners) l(line);
-  return c.json(o, 201);
-});
+// --- bare Hono over a Map, the same objects and JSON (bench/bare-api.ts) ---
+const bare = bareAPI();
 const bareFetch = async (method: string, path: string, body?: string): Promise<Response> =>
   bare.fetch(
     new Request(`https://127.0.0.1${path}`, {
@@ -100,8 +58,7 @@ const bareFetch = async (method: string, path: string, body?: string): Promise<R
 type Fetch = (method: string, path: string, body?: string) => Promise<Response>;
 
 // --- fixtures: 500 ConfigMaps in each ---
-const cm = (name: string) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v'.repeat(64) } });
+const cm = (name: string) => configMapJSON({ name });
 for (const name of [NS, WNS]) {
   const r = await edgeFetch('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name } }));
   if (r.status !== 201) throw new Error(`namespace: ${r.status} ${await r.text()}`);

@@ -3,9 +3,10 @@
 // prints `PORT <n>` once it listens on 127.0.0.1. Variants (bench/variants.ts) share the TLS
 // certificate, the route and the response body; only what sits between socket and route differs.
 
+import { apiVariants } from './api-variants.ts';
 import { diagnostics, variants as main } from './variants.ts';
 
-const variants = [...main, ...diagnostics];
+const variants = [...main, ...apiVariants, ...diagnostics];
 
 const [name, certDir] = process.argv.slice(2);
 const variant = variants.find((v) => v.name === name);

@@ -41,12 +41,23 @@ export const podJSON = JSON.stringify({
   status: { phase: 'Running' },
 });
 
+/** What the load tools send (default: GET benchPath). */
+export interface BenchRequest {
+  path: string;
+  /** POST sends `body` as application/json. */
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
 export interface Variant {
   name: string;
   /** Shown in the report. */
   description: string;
-  /** The baseline the ratio is computed against (b/a). */
+  /** A baseline: other variants' ratios are computed against it (b/a). */
   baseline?: boolean;
+  /** The baseline this variant is compared with (default `bare`). */
+  against?: string;
+  request?: BenchRequest;
   start(certDir: string): Promise<{ port: number; stop: () => Promise<void> }>;
   /** Run once by the driver before any server starts: writes fixtures into certDir, returns request headers. */
   prepare?(certDir: string): Promise<Record<string, string>>;
@@ -62,7 +73,10 @@ const h2Settings = {
 
 type PlainFetch = (req: Request, env: { incoming: { httpVersionMajor: number } }) => Response | Promise<Response>;
 
-function plainTLSServer(certDir: string, fetch: PlainFetch): Promise<{ port: number; stop: () => Promise<void> }> {
+export function plainTLSServer(
+  certDir: string,
+  fetch: PlainFetch,
+): Promise<{ port: number; stop: () => Promise<void> }> {
   const server = http2.createSecureServer(
     {
       cert: readFileSync(join(certDir, 'apiserver.crt')),
