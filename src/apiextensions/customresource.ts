@@ -52,6 +52,7 @@ import { newTableConvertor } from './tableconvertor.ts';
 import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './types.ts';
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
 import { fieldLabelConversion } from '../registry/generic/fieldlabels.ts';
+import { appendAll } from '../util/append.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -257,11 +258,11 @@ function crStrategy(v: VersionBase, namespaced: boolean): Strategy {
     const tm = validateTypeMeta(obj, v.apiVersion, v.kind);
     if (tm.length) return tm;
     const errs: ErrorList = [];
-    if (v.schema) errs.push(...validateCustomResource(undefined, obj, v.schema));
-    errs.push(...validateListSetsAndMaps(undefined, v.structural, obj));
+    if (v.schema) appendAll(errs, validateCustomResource(undefined, obj, v.schema));
+    appendAll(errs, validateListSetsAndMaps(undefined, v.structural, obj));
     if (v.scale) {
-      errs.push(...validateReplicas(obj, v.scale.specReplicasPath));
-      errs.push(...validateReplicas(obj, v.scale.statusReplicasPath));
+      appendAll(errs, validateReplicas(obj, v.scale.specReplicasPath));
+      appendAll(errs, validateReplicas(obj, v.scale.statusReplicasPath));
     }
     return errs;
   };
@@ -307,8 +308,8 @@ function statusStrategy(v: VersionBase, namespaced: boolean, resource: GroupReso
       const errs: ErrorList = [];
       const statusSchema = v.schema?.properties?.status;
       if (obj.status !== undefined && statusSchema)
-        errs.push(...validateCustomResource(Path.of('status'), obj.status, statusSchema));
-      if (v.scale) errs.push(...validateReplicas(obj, v.scale.statusReplicasPath));
+        appendAll(errs, validateCustomResource(Path.of('status'), obj.status, statusSchema));
+      if (v.scale) appendAll(errs, validateReplicas(obj, v.scale.statusReplicasPath));
       return errs;
     },
   };
@@ -489,7 +490,7 @@ export function coerce(ctx: RequestContext, v: ServedVersion, obj: Record<string
 function pruneObject(v: ServedVersion, obj: Record<string, unknown>): string[] {
   const unknown = coerceMetadata(obj);
   if (v.structural) {
-    unknown.push(...prune(obj, v.structural, true));
+    appendAll(unknown, prune(obj, v.structural, true));
     pruneNonNullableNullsWithoutDefaults(obj, v.structural);
   }
   return unknown;

@@ -27,6 +27,7 @@ import {
   type PrinterColumn,
   type Subresources,
 } from './types.ts';
+import { appendAll } from '../util/append.ts';
 
 const printerColumnDatatypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const columnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -124,11 +125,11 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition):
   const requiredName = `${spec.names?.plural ?? ''}.${spec.group ?? ''}`;
   if (crd.metadata.name && crd.metadata.name !== requiredName)
     errs.push(invalid(Path.of('metadata', 'name'), crd.metadata.name, 'must be spec.names.plural+"."+spec.group'));
-  errs.push(...validateSpec(crd, { requireImmutableNames: false }));
-  errs.push(...validateNames(crd.status?.acceptedNames ?? {}, Path.of('status', 'acceptedNames')));
-  errs.push(...validateStoredVersions(crd));
-  errs.push(...validateAPIApproval(crd, undefined));
-  errs.push(...validatePreserveUnknownFields(crd));
+  appendAll(errs, validateSpec(crd, { requireImmutableNames: false }));
+  appendAll(errs, validateNames(crd.status?.acceptedNames ?? {}, Path.of('status', 'acceptedNames')));
+  appendAll(errs, validateStoredVersions(crd));
+  appendAll(errs, validateAPIApproval(crd, undefined));
+  appendAll(errs, validatePreserveUnknownFields(crd));
   return errs;
 }
 
@@ -148,10 +149,10 @@ export function validateCustomResourceDefinitionUpdate(
   if (crd.spec.group !== old.spec.group) errs.push(invalid(p.child('group'), crd.spec.group, 'field is immutable'));
   if (crd.spec.names?.plural !== old.spec.names?.plural)
     errs.push(invalid(p.child('names', 'plural'), crd.spec.names?.plural, 'field is immutable'));
-  errs.push(...validateNames(crd.status?.acceptedNames ?? {}, Path.of('status', 'acceptedNames')));
-  errs.push(...validateStoredVersions(crd));
-  errs.push(...validateAPIApproval(crd, old));
-  if (!old.spec.preserveUnknownFields) errs.push(...validatePreserveUnknownFields(crd));
+  appendAll(errs, validateNames(crd.status?.acceptedNames ?? {}, Path.of('status', 'acceptedNames')));
+  appendAll(errs, validateStoredVersions(crd));
+  appendAll(errs, validateAPIApproval(crd, old));
+  if (!old.spec.preserveUnknownFields) appendAll(errs, validatePreserveUnknownFields(crd));
   return errs;
 }
 
@@ -213,7 +214,7 @@ function validateSpec(crd: CustomResourceDefinition, _opts: Options): ErrorList 
     const e = validateDNS1035Label(v.name ?? '');
     if (e.length) errs.push(invalid(vp.child('name'), v.name ?? '', join(e)));
     const subresources = v.subresources ?? internal.subresources;
-    errs.push(...validateVersion(v, vp, subresources?.status !== undefined));
+    appendAll(errs, validateVersion(v, vp, subresources?.status !== undefined));
   });
   if (!unique) errs.push(invalid(p.child('versions'), spec.versions, 'must contain unique version names'));
   if (storageCount !== 1)
@@ -224,14 +225,14 @@ function validateSpec(crd: CustomResourceDefinition, _opts: Options): ErrorList 
   if (!names.singular) errs.push(required(p.child('names', 'singular')));
   if (!names.kind) errs.push(required(p.child('names', 'kind')));
   if (!names.listKind) errs.push(required(p.child('names', 'listKind')));
-  errs.push(...validateNames(names, p.child('names')));
+  appendAll(errs, validateNames(names, p.child('names')));
 
   const anyStatus =
     internal.subresources?.status !== undefined || versions.some((v) => v.subresources?.status !== undefined);
-  if (internal.validation) errs.push(...validateValidation(internal.validation, anyStatus, p.child('validation')));
-  errs.push(...validateSubresources(internal.subresources, p.child('subresources')));
+  if (internal.validation) appendAll(errs, validateValidation(internal.validation, anyStatus, p.child('validation')));
+  appendAll(errs, validateSubresources(internal.subresources, p.child('subresources')));
   (internal.columns ?? []).forEach((c, i) =>
-    errs.push(...validateColumn(c, p.child('additionalPrinterColumns').index(i))),
+    appendAll(errs, validateColumn(c, p.child('additionalPrinterColumns').index(i))),
   );
 
   const conversion = spec.conversion;
@@ -276,10 +277,10 @@ function validateVersion(v: CRDVersion, p: Path, statusEnabled: boolean): ErrorL
     if (v.deprecationWarning.length === 0)
       errs.push(invalid(p.child('deprecationWarning'), v.deprecationWarning, 'must not be an empty string'));
   }
-  if (v.schema) errs.push(...validateValidation(v.schema, statusEnabled, p.child('schema')));
-  errs.push(...validateSubresources(v.subresources, p.child('subresources')));
+  if (v.schema) appendAll(errs, validateValidation(v.schema, statusEnabled, p.child('schema')));
+  appendAll(errs, validateSubresources(v.subresources, p.child('subresources')));
   (v.additionalPrinterColumns ?? []).forEach((c, i) =>
-    errs.push(...validateColumn(c, p.child('additionalPrinterColumns').index(i))),
+    appendAll(errs, validateColumn(c, p.child('additionalPrinterColumns').index(i))),
   );
   return errs;
 }
@@ -327,7 +328,7 @@ function validateColumn(c: PrinterColumn, p: Path): ErrorList {
   if (c.format && !columnFormats.includes(c.format))
     errs.push(invalid(p.child('format'), c.format, `must be one of ${columnFormats.join(',')}`));
   if (!c.jsonPath) errs.push(required(p.child('JSONPath')));
-  else errs.push(...validateSimpleJSONPath(c.jsonPath, p.child('JSONPath')));
+  else appendAll(errs, validateSimpleJSONPath(c.jsonPath, p.child('JSONPath')));
   return errs;
 }
 
@@ -342,7 +343,7 @@ function validateSubresources(s: Subresources | undefined, p: Path): ErrorList {
       return;
     }
     const e = validateSimpleJSONPath(v, fp);
-    if (e.length) errs.push(...e);
+    if (e.length) appendAll(errs, e);
     else if (!v.startsWith(prefix)) errs.push(invalid(fp, v, `should be a json path under ${under}`));
   };
   check(scale.specReplicasPath, 'specReplicasPath', '.spec.', '.spec');
@@ -350,7 +351,7 @@ function validateSubresources(s: Subresources | undefined, p: Path): ErrorList {
   if (scale.labelSelectorPath) {
     const fp = p.child('scale.labelSelectorPath');
     const e = validateSimpleJSONPath(scale.labelSelectorPath, fp);
-    if (e.length) errs.push(...e);
+    if (e.length) appendAll(errs, e);
     else if (!scale.labelSelectorPath.startsWith('.spec.') && !scale.labelSelectorPath.startsWith('.status.'))
       errs.push(invalid(fp, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
   }
@@ -401,11 +402,11 @@ function validateValidation(v: { openAPIV3Schema?: JSONSchemaProps }, statusEnab
   }
   if (ss) {
     const structural = validateStructural(sp, ss);
-    if (structural.length) errs.push(...structural);
-    else errs.push(...validateDefaults(sp, ss, true));
+    if (structural.length) appendAll(errs, structural);
+    else appendAll(errs, validateDefaults(sp, ss, true));
   }
-  errs.push(...validateOpenAPISchema(schema, sp, { allowDefaults: true, insideMeta: false }, true));
-  if (errs.length === 0) errs.push(...initErrs);
+  appendAll(errs, validateOpenAPISchema(schema, sp, { allowDefaults: true, insideMeta: false }, true));
+  if (errs.length === 0) appendAll(errs, initErrs);
   return errs;
 }
 
@@ -465,7 +466,7 @@ function validateOpenAPISchema(s: JSONSchemaProps | undefined, p: Path, v: SSV, 
         }
       : v;
     if (typeof s.additionalProperties === 'object')
-      errs.push(...validateOpenAPISchema(s.additionalProperties, p.child('additionalProperties'), sub, false));
+      appendAll(errs, validateOpenAPISchema(s.additionalProperties, p.child('additionalProperties'), sub, false));
   }
   for (const [k, ps] of Object.entries(s.properties ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     let sub = v;
@@ -473,14 +474,14 @@ function validateOpenAPISchema(s: JSONSchemaProps | undefined, p: Path, v: SSV, 
       sub = { ...sub, insideMeta: true };
       if (isRoot) sub = { ...sub, allowDefaults: false, disallowDefaultsReason: `in top-level ${k}` };
     }
-    errs.push(...validateOpenAPISchema(ps, p.child('properties').key(k), sub, false));
+    appendAll(errs, validateOpenAPISchema(ps, p.child('properties').key(k), sub, false));
   }
-  if (s.not) errs.push(...validateOpenAPISchema(s.not, p.child('not'), v, false));
-  (s.allOf ?? []).forEach((x, i) => errs.push(...validateOpenAPISchema(x, p.child('allOf').index(i), v, false)));
-  (s.oneOf ?? []).forEach((x, i) => errs.push(...validateOpenAPISchema(x, p.child('oneOf').index(i), v, false)));
-  (s.anyOf ?? []).forEach((x, i) => errs.push(...validateOpenAPISchema(x, p.child('anyOf').index(i), v, false)));
+  if (s.not) appendAll(errs, validateOpenAPISchema(s.not, p.child('not'), v, false));
+  (s.allOf ?? []).forEach((x, i) => appendAll(errs, validateOpenAPISchema(x, p.child('allOf').index(i), v, false)));
+  (s.oneOf ?? []).forEach((x, i) => appendAll(errs, validateOpenAPISchema(x, p.child('oneOf').index(i), v, false)));
+  (s.anyOf ?? []).forEach((x, i) => appendAll(errs, validateOpenAPISchema(x, p.child('anyOf').index(i), v, false)));
   if (s.items !== undefined && !Array.isArray(s.items))
-    errs.push(...validateOpenAPISchema(s.items, p.child('items'), v, false));
+    appendAll(errs, validateOpenAPISchema(s.items, p.child('items'), v, false));
 
   if (s['x-kubernetes-preserve-unknown-fields'] === false)
     errs.push(invalid(p.child('x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
@@ -619,12 +620,12 @@ function defaultsOf(p: Path, s: Structural, root: Structural, insideMeta: boolea
     const pruned = structuredClone(s.default);
     prune(pruned, s, s.xEmbeddedResource);
     if (!same(pruned, s.default)) errs.push(invalid(p.child('default'), s.default, 'must not have unknown fields'));
-    else errs.push(...validateCustomResource(p.child('default'), s.default, s.schema));
+    else appendAll(errs, validateCustomResource(p.child('default'), s.default, s.schema));
   }
-  if (s.items) errs.push(...defaultsOf(p.child('items'), s.items, root, insideMeta));
+  if (s.items) appendAll(errs, defaultsOf(p.child('items'), s.items, root, insideMeta));
   for (const [k, sub] of [...(s.properties ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const subMeta = insideMeta || (s.xEmbeddedResource && metaFields.has(k));
-    errs.push(...defaultsOf(p.child('properties').key(k), sub, root, subMeta));
+    appendAll(errs, defaultsOf(p.child('properties').key(k), sub, root, subMeta));
   }
   return errs;
 }

@@ -328,3 +328,28 @@ test('goFloat prints as Go %v', () => {
   assert.equal(goFloat(0.00001), '1e-05');
   assert.equal(goFloat(10), '10');
 });
+
+// A body within the request size limit can hold more wrong items than one call takes arguments
+// (V8: ~125k): every error is reported, none overflows the stack into a 500.
+test('more errors than a call has arguments for: allOf over an array, duplicates in a set', () => {
+  const many = Array.from({ length: 200_000 }, () => 1);
+  const allOf = validateCustomResource(
+    undefined,
+    { spec: many },
+    { type: 'object', properties: { spec: { allOf: [{ type: 'array', items: { type: 'string' } }] } } },
+  );
+  assert.equal(allOf.length, 200_001);
+  assert.equal(
+    String(allOf[0]),
+    'spec[0]: Invalid value: "integer": spec[0] in body must be of type string: "integer"',
+  );
+  assert.equal(
+    String(allOf[200_000]),
+    '<nil>: Invalid value: "": "spec" must validate all the schemas (allOf). None validated',
+  );
+  // One error per value seen twice (upstream validateListSet).
+  const tags = Array.from({ length: 300_000 }, (_, i) => `v${i % 150_000}`);
+  const dups = validateListSetsAndMaps(undefined, newStructural(schema)!, { spec: { tags } });
+  assert.equal(dups.length, 150_000);
+  assert.equal(String(dups[0]), 'spec.tags[150000]: Duplicate value: "v0"');
+});

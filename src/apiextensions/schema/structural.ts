@@ -4,6 +4,7 @@
 // its value validations, and the structurality rules with upstream's field errors.
 
 import { forbidden, invalid, Path, required, type ErrorList } from '../../util/validation/field.ts';
+import { appendAll } from '../../util/append.ts';
 
 /** apiextensions.k8s.io/v1 JSONSchemaProps as JSON. */
 export interface JSONSchemaProps {
@@ -182,12 +183,16 @@ function structuralInvariants(s: Structural | undefined, lvl: Level, p: Path): E
   if (!s) return [];
   const errs: ErrorList = [];
   if (s.type === 'array' && !s.items) errs.push(required(p.child('items'), 'must be specified'));
-  errs.push(...structuralInvariants(s.items, 'item', p.child('items')));
-  for (const [k, v] of s.properties ?? []) errs.push(...structuralInvariants(v, 'field', p.child('properties').key(k)));
+  appendAll(errs, structuralInvariants(s.items, 'item', p.child('items')));
+  for (const [k, v] of s.properties ?? [])
+    appendAll(errs, structuralInvariants(v, 'field', p.child('properties').key(k)));
   if (s.additionalProperties) {
     if (lvl === 'root') errs.push(forbidden(p.child('additionalProperties'), 'must not be used at the root'));
     if (s.additionalProperties.structural)
-      errs.push(...structuralInvariants(s.additionalProperties.structural, 'field', p.child('additionalProperties')));
+      appendAll(
+        errs,
+        structuralInvariants(s.additionalProperties.structural, 'field', p.child('additionalProperties')),
+      );
   }
   if (s.xIntOrString && s.xPreserveUnknownFields)
     errs.push(
@@ -203,7 +208,7 @@ function structuralInvariants(s: Structural | undefined, lvl: Level, p: Path): E
     );
   const skipAnyOf = isIntOrStringAnyOf(s.schema.anyOf);
   const skipFirstAllOfAnyOf = (s.schema.allOf?.length ?? 0) >= 1 && isIntOrStringAnyOf(s.schema.allOf![0]!.anyOf);
-  errs.push(...valueValidation(s.schema, skipAnyOf, skipFirstAllOfAnyOf, p));
+  appendAll(errs, valueValidation(s.schema, skipAnyOf, skipFirstAllOfAnyOf, p));
 
   const checkMetadata = lvl === 'root' || s.xEmbeddedResource;
   if (s.xEmbeddedResource && s.type !== 'object') {
@@ -229,7 +234,8 @@ function structuralInvariants(s: Structural | undefined, lvl: Level, p: Path): E
   if (apiVersion && checkMetadata && apiVersion.type !== 'string')
     errs.push(invalid(p.child('properties').key('apiVersion').child('type'), apiVersion.type, 'must be string'));
   const metadata = s.properties?.get('metadata');
-  if (metadata) errs.push(...metadataInvariants(metadata, checkMetadata, lvl, p.child('properties').key('metadata')));
+  if (metadata)
+    appendAll(errs, metadataInvariants(metadata, checkMetadata, lvl, p.child('properties').key('metadata')));
   if (s.xEmbeddedResource && !s.xPreserveUnknownFields && !s.properties?.size)
     errs.push(
       required(
@@ -277,12 +283,12 @@ function metadataInvariants(s: Structural, checkMetadata: boolean, lvl: Level, p
 
 function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, p: Path): ErrorList {
   const errs: ErrorList = [];
-  if (!skipAnyOf) (v.anyOf ?? []).forEach((n, i) => errs.push(...nested(n, false, p.child('anyOf').index(i))));
+  if (!skipAnyOf) (v.anyOf ?? []).forEach((n, i) => appendAll(errs, nested(n, false, p.child('anyOf').index(i))));
   (v.allOf ?? []).forEach((n, i) =>
-    errs.push(...nested(n, skipFirstAllOfAnyOf && i === 0, p.child('allOf').index(i), true)),
+    appendAll(errs, nested(n, skipFirstAllOfAnyOf && i === 0, p.child('allOf').index(i), true)),
   );
-  (v.oneOf ?? []).forEach((n, i) => errs.push(...nested(n, false, p.child('oneOf').index(i))));
-  if (v.not) errs.push(...nested(v.not, false, p.child('not')));
+  (v.oneOf ?? []).forEach((n, i) => appendAll(errs, nested(n, false, p.child('oneOf').index(i))));
+  if (v.not) appendAll(errs, nested(v.not, false, p.child('not')));
   if (v.pattern) {
     const err = compilePatternError(v.pattern);
     if (err) errs.push(invalid(p.child('pattern'), v.pattern, `must be a valid regular expression, but isn't: ${err}`));
@@ -302,8 +308,9 @@ function compilePatternError(pattern: string): string | undefined {
 /** validateNestedValueValidation: what a logic junctor (allOf, anyOf, oneOf, not) may not say. */
 function nested(v: JSONSchemaProps, skipAnyOf: boolean, p: Path, allowXValidations = false): ErrorList {
   const errs = valueValidation(v, skipAnyOf, false, p);
-  if (isObject(v.items)) errs.push(...nested(v.items, false, p.child('items')));
-  for (const [k, f] of Object.entries(v.properties ?? {})) errs.push(...nested(f, false, p.child('properties').key(k)));
+  if (isObject(v.items)) appendAll(errs, nested(v.items, false, p.child('items')));
+  for (const [k, f] of Object.entries(v.properties ?? {}))
+    appendAll(errs, nested(f, false, p.child('properties').key(k)));
   if (v.type) errs.push(forbidden(p.child('type'), 'must be empty to be structural'));
   if (v.additionalProperties !== undefined && v.additionalProperties !== false)
     errs.push(forbidden(p.child('additionalProperties'), 'must be undefined to be structural'));
@@ -335,24 +342,25 @@ function nested(v: JSONSchemaProps, skipAnyOf: boolean, p: Path, allowXValidatio
 function completeness(v: JSONSchemaProps, s: Structural | undefined, sPath: Path, vPath: Path): ErrorList {
   if (!s) return [required(sPath, `because it is defined in ${vPath}`)];
   const errs: ErrorList = [];
-  if (v.not) errs.push(...nestedCompleteness(v.not, s, sPath, vPath.child('not')));
-  (v.allOf ?? []).forEach((n, i) => errs.push(...nestedCompleteness(n, s, sPath, vPath.child('allOf').index(i))));
-  (v.anyOf ?? []).forEach((n, i) => errs.push(...nestedCompleteness(n, s, sPath, vPath.child('anyOf').index(i))));
-  (v.oneOf ?? []).forEach((n, i) => errs.push(...nestedCompleteness(n, s, sPath, vPath.child('oneOf').index(i))));
+  if (v.not) appendAll(errs, nestedCompleteness(v.not, s, sPath, vPath.child('not')));
+  (v.allOf ?? []).forEach((n, i) => appendAll(errs, nestedCompleteness(n, s, sPath, vPath.child('allOf').index(i))));
+  (v.anyOf ?? []).forEach((n, i) => appendAll(errs, nestedCompleteness(n, s, sPath, vPath.child('anyOf').index(i))));
+  (v.oneOf ?? []).forEach((n, i) => appendAll(errs, nestedCompleteness(n, s, sPath, vPath.child('oneOf').index(i))));
   return errs;
 }
 
 function nestedCompleteness(v: JSONSchemaProps, s: Structural | undefined, sPath: Path, vPath: Path): ErrorList {
   if (!s) return [required(sPath, `because it is defined in ${vPath}`)];
   const errs = completeness(v, s, sPath, vPath);
-  if (isObject(v.items)) errs.push(...nestedCompleteness(v.items, s.items, sPath.child('items'), vPath.child('items')));
+  if (isObject(v.items))
+    appendAll(errs, nestedCompleteness(v.items, s.items, sPath.child('items'), vPath.child('items')));
   for (const [k, f] of Object.entries(v.properties ?? {})) {
     const sf = s.properties?.get(k);
     if (!sf)
       errs.push(
         required(sPath.child('properties').key(k), `because it is defined in ${vPath.child('properties').key(k)}`),
       );
-    else errs.push(...nestedCompleteness(f, sf, sPath.child('properties').key(k), vPath.child('properties').key(k)));
+    else appendAll(errs, nestedCompleteness(f, sf, sPath.child('properties').key(k), vPath.child('properties').key(k)));
   }
   return errs;
 }

@@ -20,6 +20,7 @@ import {
 } from '../../util/validation/field.ts';
 import { isKnownStringFormat, supportedFormat, validatesFormat } from './formats.ts';
 import type { JSONSchemaProps, Structural } from './structural.ts';
+import { appendAll } from '../../util/append.ts';
 
 type Code = 'required' | 'enum' | 'tooLong' | 'maxItems' | 'tooManyProperties' | 'invalidType' | 'other';
 
@@ -154,7 +155,7 @@ function schemaProps(s: JSONSchemaProps, data: unknown, path: string, out: OpenA
     }
     if (!ok) {
       out.push(plain(`${goQuote(path)} must validate at least one schema (anyOf)`));
-      out.push(...first!);
+      appendAll(out, first!);
     }
   }
   if (s.oneOf?.length) {
@@ -168,7 +169,7 @@ function schemaProps(s: JSONSchemaProps, data: unknown, path: string, out: OpenA
     if (valid !== 1) {
       const more = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
       out.push(plain(`${goQuote(path)} must validate one and only one schema (oneOf). ${more}`));
-      if (valid === 0 && first) out.push(...first);
+      if (valid === 0 && first) appendAll(out, first);
     }
   }
   if (s.allOf?.length) {
@@ -176,7 +177,7 @@ function schemaProps(s: JSONSchemaProps, data: unknown, path: string, out: OpenA
     for (const sub of s.allOf) {
       const r = nodeErrors(sub, data, path);
       if (r.length === 0) valid++;
-      out.push(...r);
+      appendAll(out, r);
     }
     if (valid !== s.allOf.length)
       out.push(plain(`${goQuote(path)} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`));
@@ -460,11 +461,11 @@ export function validateListSetsAndMaps(fldPath: Path | undefined, s: Structural
   const key = (k: string) => (fldPath ? fldPath.key(k) : Path.of('').key(k));
   if (s.additionalProperties?.structural)
     for (const [k, v] of Object.entries(obj))
-      errs.push(...listSetsAndMaps(key(k), s.additionalProperties.structural, v));
+      appendAll(errs, listSetsAndMaps(key(k), s.additionalProperties.structural, v));
   if (s.properties)
     for (const [k, v] of Object.entries(obj)) {
       const sub = s.properties.get(k);
-      if (sub) errs.push(...listSetsAndMaps(child(k), sub, v));
+      if (sub) appendAll(errs, listSetsAndMaps(child(k), sub, v));
     }
   return errs;
 }
@@ -480,9 +481,9 @@ function listSetsAndMapsArray(p: Path, s: Structural, obj: unknown[]): ErrorList
   if (s.xListType === 'set') {
     for (const i of nonUnique(obj)) errs.push(duplicate(p.index(i), obj[i]));
   } else if (s.xListType === 'map') {
-    errs.push(...listMap(p, s, obj));
+    appendAll(errs, listMap(p, s, obj));
   }
-  if (s.items) obj.forEach((v, i) => errs.push(...listSetsAndMaps(p.index(i), s.items!, v)));
+  if (s.items) obj.forEach((v, i) => appendAll(errs, listSetsAndMaps(p.index(i), s.items!, v)));
   return errs;
 }
 

@@ -11,6 +11,7 @@ import { addWarning } from '../request/warning.ts';
 import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../../util/protobuf.ts';
 import { builtinDefinitionName } from '../openapi/schemas.ts';
 import { typedDecodeError } from './typecheck.ts';
+import { appendAll } from '../../util/append.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
 export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };
@@ -342,7 +343,7 @@ function stripUnknown(obj: Record<string, unknown>, known: KnownFields): string[
       obj[key] !== null &&
       !Array.isArray(obj[key])
     ) {
-      dropped.push(...stripUnknown(obj[key] as Record<string, unknown>, spec));
+      appendAll(dropped, stripUnknown(obj[key] as Record<string, unknown>, spec));
     }
   }
   return dropped;

@@ -39,6 +39,7 @@ import { nameIsDNSSubdomain, type ValidateNameFunc } from '../../util/validation
 import type { TableConvertor } from './table.ts';
 import { deepCopyJSON } from '../../util/deepcopy.ts';
 import { formatTime } from '../../util/metatime.ts';
+import { appendAll } from '../../util/append.ts';
 
 /** A Kubernetes object as the registry handles it: JSON with ObjectMeta. */
 export interface KubeObject extends StorageObject {
@@ -325,7 +326,7 @@ export class Store {
       this.namespaceScoped,
       this.strategy.validateName ?? nameIsDNSSubdomain,
     );
-    errs.push(...(this.strategy.validate?.(obj) ?? []));
+    appendAll(errs, this.strategy.validate?.(obj) ?? []);
     if (errs.length) throw newInvalid(this.groupKind, obj.metadata.name ?? '', errs);
     this.strategy.canonicalize?.(obj);
   }
@@ -428,7 +429,7 @@ export class Store {
     if (old.metadata.deletionGracePeriodSeconds !== undefined)
       meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
     const errs = validateObjectMetaUpdate(meta, old.metadata);
-    errs.push(...(strategy.validateUpdate?.(obj, old) ?? []));
+    appendAll(errs, strategy.validateUpdate?.(obj, old) ?? []);
     if (errs.length) throw newInvalid(this.groupKind, meta.name ?? '', errs);
     this.strategy.canonicalize?.(obj);
   }

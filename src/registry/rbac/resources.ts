@@ -17,6 +17,7 @@ import {
 import type { KubeObject, Strategy } from '../generic/store.ts';
 import { age, defaultTableConvertor, nameColumn, type TableColumnDefinition } from '../generic/table.ts';
 import type { ResourceDefinition } from '../rest/registry.ts';
+import { appendAll } from '../../util/append.ts';
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
 const version = 'v1';
@@ -110,7 +111,9 @@ function validateLabelSelector(sel: Selector, p: Path): ErrorList {
 
 function validateRules(obj: KubeObject, namespaced: boolean): ErrorList {
   const errs: ErrorList = [];
-  list<Rule>(obj.rules).forEach((r, i) => errs.push(...validatePolicyRule(r, namespaced, Path.of('rules').index(i))));
+  list<Rule>(obj.rules).forEach((r, i) =>
+    appendAll(errs, validatePolicyRule(r, namespaced, Path.of('rules').index(i))),
+  );
   return errs;
 }
 
@@ -121,7 +124,7 @@ function validateAggregationRule(obj: KubeObject): ErrorList {
   if (len(rule.clusterRoleSelectors) === 0)
     return [required(p, 'at least one clusterRoleSelector required if aggregationRule is non-nil')];
   const errs: ErrorList = [];
-  list<Selector>(rule.clusterRoleSelectors).forEach((s, i) => errs.push(...validateLabelSelector(s, p.index(i))));
+  list<Selector>(rule.clusterRoleSelectors).forEach((s, i) => appendAll(errs, validateLabelSelector(s, p.index(i))));
   return errs;
 }
 
@@ -156,7 +159,7 @@ function validateBinding(obj: KubeObject, cluster: boolean): ErrorList {
   else
     for (const msg of validateRBACName(ref.name, false)) errs.push(invalid(Path.of('roleRef', 'name'), ref.name, msg));
   list<Subject>(obj.subjects).forEach((s, i) =>
-    errs.push(...validateSubject(s, !cluster, Path.of('subjects').index(i))),
+    appendAll(errs, validateSubject(s, !cluster, Path.of('subjects').index(i))),
   );
   return errs;
 }

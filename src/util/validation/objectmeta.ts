@@ -8,6 +8,7 @@ import {
   validateQualifiedName,
   type ValidateNameFunc,
 } from './validation.ts';
+import { appendAll } from '../append.ts';
 
 /** The fields of metav1.ObjectMeta that validation reads. */
 export interface ObjectMeta {
@@ -129,10 +130,10 @@ function validateCommon(meta: ObjectMeta, namespaced: boolean, fldPath: Path): E
   }
   if ((meta.generation ?? 0) < 0)
     errs.push(invalid(fldPath.child('generation'), meta.generation, 'must be greater than or equal to 0'));
-  errs.push(...validateLabels(meta.labels, fldPath.child('labels')));
-  errs.push(...validateAnnotations(meta.annotations, fldPath.child('annotations')));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, fldPath.child('ownerReferences')));
-  errs.push(...validateFinalizers(meta.finalizers, fldPath.child('finalizers')));
+  appendAll(errs, validateLabels(meta.labels, fldPath.child('labels')));
+  appendAll(errs, validateAnnotations(meta.annotations, fldPath.child('annotations')));
+  appendAll(errs, validateOwnerReferences(meta.ownerReferences, fldPath.child('ownerReferences')));
+  appendAll(errs, validateFinalizers(meta.finalizers, fldPath.child('finalizers')));
   return errs;
 }
 
@@ -149,7 +150,7 @@ export function validateObjectMeta(
       errs.push(invalid(fldPath.child('generateName'), meta.generateName, msg));
   if (!meta.name) errs.push(required(fldPath.child('name'), 'name or generateName is required'));
   else for (const msg of nameFn(meta.name, false)) errs.push(invalid(fldPath.child('name'), meta.name, msg));
-  errs.push(...validateCommon(meta, namespaced, fldPath));
+  appendAll(errs, validateCommon(meta, namespaced, fldPath));
   return errs;
 }
 
@@ -182,11 +183,11 @@ export function validateObjectMetaUpdate(
     errs.push(invalid(fldPath.child('resourceVersion'), meta.resourceVersion ?? '', 'must be specified for an update'));
   if ((meta.generation ?? 0) < (old.generation ?? 0))
     errs.push(invalid(fldPath.child('generation'), meta.generation ?? 0, 'must not be decremented'));
-  errs.push(...immutable(meta.name ?? '', old.name ?? '', fldPath.child('name')));
-  errs.push(...immutable(meta.namespace ?? '', old.namespace ?? '', fldPath.child('namespace')));
-  errs.push(...immutable(meta.uid ?? '', old.uid ?? '', fldPath.child('uid')));
-  errs.push(...immutable(meta.creationTimestamp, old.creationTimestamp, fldPath.child('creationTimestamp')));
-  errs.push(...immutable(meta.deletionTimestamp, old.deletionTimestamp, fldPath.child('deletionTimestamp')));
+  appendAll(errs, immutable(meta.name ?? '', old.name ?? '', fldPath.child('name')));
+  appendAll(errs, immutable(meta.namespace ?? '', old.namespace ?? '', fldPath.child('namespace')));
+  appendAll(errs, immutable(meta.uid ?? '', old.uid ?? '', fldPath.child('uid')));
+  appendAll(errs, immutable(meta.creationTimestamp, old.creationTimestamp, fldPath.child('creationTimestamp')));
+  appendAll(errs, immutable(meta.deletionTimestamp, old.deletionTimestamp, fldPath.child('deletionTimestamp')));
   errs.push(
     ...immutable(
       meta.deletionGracePeriodSeconds,
@@ -194,9 +195,9 @@ export function validateObjectMetaUpdate(
       fldPath.child('deletionGracePeriodSeconds'),
     ),
   );
-  errs.push(...validateLabels(meta.labels, fldPath.child('labels')));
-  errs.push(...validateAnnotations(meta.annotations, fldPath.child('annotations')));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, fldPath.child('ownerReferences')));
-  errs.push(...validateFinalizers(meta.finalizers, fldPath.child('finalizers')));
+  appendAll(errs, validateLabels(meta.labels, fldPath.child('labels')));
+  appendAll(errs, validateAnnotations(meta.annotations, fldPath.child('annotations')));
+  appendAll(errs, validateOwnerReferences(meta.ownerReferences, fldPath.child('ownerReferences')));
+  appendAll(errs, validateFinalizers(meta.finalizers, fldPath.child('finalizers')));
   return errs;
 }
