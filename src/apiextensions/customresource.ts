@@ -53,6 +53,7 @@ import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './t
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
 import { fieldLabelConversion } from '../registry/generic/fieldlabels.ts';
 import { appendAll } from '../util/append.ts';
+import { exceedsJSONNestingDepth } from '../util/nesting-depth.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -578,6 +579,7 @@ async function readPatch(ctx: RequestContext, maxBytes: number): Promise<{ type:
   } catch (err) {
     throw newBadRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
+  if (exceedsJSONNestingDepth(text)) throw newBadRequest('invalid JSON patch');
   return { type, patch };
 }
 
@@ -805,6 +807,7 @@ export async function serveScale(ctx: RequestContext, v: ServedVersion, o: Write
     const text = new TextDecoder().decode(await readBody(ctx, o.maxRequestBodyBytes));
     try {
       scale = JSON.parse(text) as Record<string, unknown>;
+      if (exceedsJSONNestingDepth(text)) throw new SyntaxError('exceeded max depth');
     } catch (err) {
       throw newBadRequest(
         `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,

@@ -12,6 +12,7 @@ import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../..
 import { builtinDefinitionName } from '../openapi/schemas.ts';
 import { typedDecodeError } from './typecheck.ts';
 import { appendAll } from '../../util/append.ts';
+import { exceedsJSONNestingDepth, mayExceedYAMLNestingDepth, maxNestingDepth } from '../../util/nesting-depth.ts';
 
 /** Allowed JSON keys, recursively: `true` = anything below, a nested object = its keys. */
 export type KnownFields = { [key: string]: true | KnownFields | [KnownFields] };
@@ -274,6 +275,8 @@ export async function decodeCreateBody(
   } else {
     const text = utf8.decode(body);
     let parsed: unknown;
+    if (isYAML && mayExceedYAMLNestingDepth(text))
+      throw unrecognized(`error converting YAML to JSON: yaml: exceeded max depth of ${maxNestingDepth}`);
     try {
       parsed = isYAML ? parseYAML(text, { uniqueKeys: false }) : JSON.parse(text);
     } catch (err) {
@@ -282,6 +285,8 @@ export async function decodeCreateBody(
         : `couldn't get version/kind; json parse error: ${goJSONError(text, err)}`;
       throw unrecognized(msg);
     }
+    if (!isYAML && exceedsJSONNestingDepth(text))
+      throw unrecognized(`couldn't get version/kind; json parse error: exceeded max depth`);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw unrecognized(
         `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : parsed === null ? 'null' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,

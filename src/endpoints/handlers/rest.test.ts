@@ -85,3 +85,67 @@ test('a create with more bad labels than a call has arguments for: 422', async (
     await edge.stop();
   }
 });
+
+// Bodies nest at most 500 deep (src/util/nesting-depth.ts; Go's limit is 10,000, V8's stack is
+// not Go's): deeper is a 400 naming the limit, checked before anything walks the body; at the
+// limit every path serves it (nothing recursive overflows).
+test('bodies nested deeper than 500: create, update and patches refused 400; at 500 served', async () => {
+  const edge = new EdgeServer({ flags: '--authorization-mode=AlwaysAllow', logger: discardLogger });
+  await edge.ready();
+  const f = (method: string, path: string, body?: string, contentType = 'application/json') =>
+    edge.fetch(new Request(`https://h${path}`, { method, body, headers: { 'content-type': contentType } }));
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  const cms = '/api/v1/namespaces/default/configmaps';
+  // Bodies nested `d` deep in all (the object itself is one level).
+  const cm = (name: string, d: number) =>
+    `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"x":${deep(d - 1)}}`;
+  const cmYAML = (name: string, d: number) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\nx: ${deep(d - 1)}\n`;
+  const answer = async (r: Response) => {
+    const s = (await r.json()) as { code: number; reason: string; message: string };
+    return [r.status, s.code, s.reason, s.message];
+  };
+  const refused = (message: string) => [400, 400, 'BadRequest', message];
+  try {
+    assert.deepEqual(
+      await answer(await f('POST', cms, cm('over', 501))),
+      refused(
+        `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: exceeded max depth ({"apiVersion":"v1","kind":"Con ...)`,
+      ),
+    );
+    assert.deepEqual(
+      await answer(await f('POST', cms, cmYAML('over', 501), 'application/yaml')),
+      refused(
+        'the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: yaml: exceeded max depth of 500 (61706956657273696f6e3a2076310a6b696e643a20436f6e6669674d6170 ...)',
+      ),
+    );
+    assert.equal((await f('GET', `${cms}/over`)).status, 404);
+    assert.equal((await f('POST', cms, cm('at', 500))).status, 201);
+    assert.equal((await f('POST', cms, cmYAML('at-yaml', 498), 'application/yaml')).status, 201);
+    assert.equal((await f('PUT', `${cms}/at`, cm('at', 501))).status, 400);
+    const patches = {
+      'application/merge-patch+json': (d: number) => `{"data":{"k":"v"},"x":${deep(d - 1)}}`,
+      'application/strategic-merge-patch+json': (d: number) => `{"data":{"k":"v"},"x":${deep(d - 1)}}`,
+      'application/json-patch+json': (d: number) =>
+        `[{"op":"add","path":"/data","value":{"k":"v"}},{"op":"test","path":"/x","value":${deep(d - 2)}}]`,
+    };
+    for (const [type, body] of Object.entries(patches)) {
+      assert.deepEqual(
+        await answer(await f('PATCH', `${cms}/at`, body(501), type)),
+        refused('invalid JSON patch'),
+        type,
+      );
+      const r = await f('PATCH', `${cms}/at`, body(500), type);
+      assert.ok(r.status < 500, `${type} at the limit: ${r.status} ${await r.text()}`);
+    }
+    const apply = (d: number) =>
+      f('PATCH', `${cms}/applied?fieldManager=t`, cm('applied', d), 'application/apply-patch+yaml');
+    assert.deepEqual(await answer(await apply(501)), refused('error decoding patch: yaml: exceeded max depth of 500'));
+    assert.ok((await apply(450)).status < 500);
+    // A stored object at the limit encodes as JSON and YAML.
+    for (const accept of ['application/json', 'application/yaml'])
+      assert.equal((await edge.fetch(new Request(`https://h${cms}`, { headers: { accept } }))).status, 200, accept);
+  } finally {
+    await edge.stop();
+  }
+});

@@ -35,6 +35,7 @@ import {
   type Status,
 } from '../responsewriters/status.ts';
 import { deepCopyJSON } from '../../util/deepcopy.ts';
+import { exceedsJSONNestingDepth } from '../../util/nesting-depth.ts';
 
 export interface RESTOptions {
   store: Store;
@@ -344,7 +345,9 @@ async function deleteOptions(
   const bytes = await readBody(ctx, o.maxRequestBodyBytes);
   if (bytes.length > 0) {
     try {
-      body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+      const text = new TextDecoder().decode(bytes);
+      body = JSON.parse(text) as Record<string, unknown>;
+      if (exceedsJSONNestingDepth(text)) throw new SyntaxError('exceeded max depth');
     } catch (err) {
       throw newBadRequest(
         `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,
