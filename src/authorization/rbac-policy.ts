@@ -3,6 +3,7 @@
 // with errors reported as `file:line: message`. The result is a Policy snapshot the authorizer reads.
 
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { appendAll } from '../util/append.ts';
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
 export const rbacAPIVersion = 'rbac.authorization.k8s.io/v1';
@@ -112,8 +113,8 @@ export class Policy {
   /** Every object, cluster-scoped first (for tests and debugging). */
   objects(): RBACObject[] {
     const out: RBACObject[] = [...this.clusterRoles.values(), ...this.clusterRoleBindings];
-    for (const m of this.roles.values()) out.push(...m.values());
-    for (const l of this.roleBindings.values()) out.push(...l);
+    for (const m of this.roles.values()) appendAll(out, m.values());
+    for (const l of this.roleBindings.values()) appendAll(out, l);
     return out;
   }
 }

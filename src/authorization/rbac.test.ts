@@ -4,6 +4,7 @@ import { attributes, type Attributes } from './authorizer.ts';
 import { RBACAuthorizer, ruleAllows } from './rbac.ts';
 import { parseManifests, ManifestError, type PolicyRule } from './rbac-policy.ts';
 import { ManifestLoader, readManifests } from './rbac-loader.ts';
+import { UnionRuleResolver } from './union.ts';
 import type { FileSystem } from '../util/filesystem.ts';
 import { discardLogger } from '../util/logger.ts';
 
@@ -383,4 +384,24 @@ test('loader: polling picks up a new file in a folder where the file system cann
     (await authz.authorize(res('delete', 'pods', { user: { name: 'dana' }, namespace: 'x' }))).decision,
     'Allow',
   );
+});
+
+// More rules than one call takes arguments (V8: ~125k), through the union every server builds.
+test('rulesFor through the union: a role with 130,000 rules', async () => {
+  const rules = Array.from({ length: 130_000 }, (_, i) => `{verbs: [get], apiGroups: [""], resources: [r${i}]}`);
+  const m = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: many}
+rules: [${rules.join(',')}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: many}
+subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: carol}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: many}
+`;
+  const union = new UnionRuleResolver([new RBACAuthorizer(parseManifests(m, 'many.yaml'))]);
+  const r = await union.rulesFor({ name: 'carol' }, 'default');
+  assert.equal(r.resourceRules.length, 130_000);
+  assert.deepEqual(r.resourceRules.at(-1)?.resources, ['r129999']);
 });

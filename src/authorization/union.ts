@@ -13,6 +13,7 @@ import {
   type RuleResolver,
   type RulesResult,
 } from './authorizer.ts';
+import { appendAll } from '../util/append.ts';
 
 /** The first Allow or Deny wins; all NoOpinion → NoOpinion with joined reasons and errors. */
 export class UnionAuthorizer implements Authorizer {
@@ -97,8 +98,8 @@ export class UnionRuleResolver implements RuleResolver {
       const res = await r.rulesFor(user, namespace);
       if (res.incomplete) incomplete = true;
       if (res.error) errors.push(res.error);
-      resourceRules.push(...res.resourceRules);
-      nonResourceRules.push(...res.nonResourceRules);
+      appendAll(resourceRules, res.resourceRules);
+      appendAll(nonResourceRules, res.nonResourceRules);
     }
     const error = aggregateErrors(errors);
     return error

@@ -5,7 +5,7 @@
  * overflows the stack past ~125k of them; a request body within the size limit can hold more bad
  * labels, unknown fields or schema errors than that.
  */
-export function appendAll<T>(to: T[], items: readonly T[]): T[] {
-  for (let i = 0; i < items.length; i++) to.push(items[i]!);
+export function appendAll<T>(to: T[], items: Iterable<T>): T[] {
+  for (const x of items) to.push(x);
   return to;
 }
