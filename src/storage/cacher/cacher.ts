@@ -27,6 +27,7 @@ import {
   type WatchInterface,
 } from '../interfaces.ts';
 import { errorEvent } from '../store.ts';
+import { SortedKeys } from '../sortedkeys.ts';
 
 type Timer = ReturnType<typeof setTimeout>;
 const unref = (t: Timer): Timer => {
@@ -83,18 +84,6 @@ interface CacheWatcher {
 
 const rvOf = (o: StorageObject) => Number(o.metadata?.resourceVersion ?? 0);
 
-/** Index of the first element ≥ key in a sorted array. */
-function lowerBound(arr: string[], key: string): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export class Cacher implements Interface {
   readonly storage: Interface;
   readonly resourcePrefix: string;
@@ -111,7 +100,7 @@ export class Cacher implements Interface {
 
   /** Current objects by key, and the keys in order. */
   private readonly objects = new Map<string, StorageObject>();
-  private readonly keys: string[] = [];
+  private readonly keys = new SortedKeys();
   private events: CachedEvent[] = [];
   /** The revision the cache reflects (0 until the first list). */
   private rv = 0;
@@ -212,9 +201,8 @@ export class Cacher implements Interface {
   private replace(items: StorageObject[], rev: number): void {
     const wasReady = this.ready;
     this.objects.clear();
-    this.keys.length = 0;
     for (const o of items) this.objects.set(this.keyFunc(o), o);
-    this.keys.push(...[...this.objects.keys()].sort());
+    this.keys.assign([...this.objects.keys()].sort());
     this.events = [];
     this.listRV = rev;
     this.evictedRV = rev;
@@ -237,11 +225,10 @@ export class Cacher implements Interface {
     if (type === 'DELETED') {
       if (prevObject) {
         this.objects.delete(key);
-        const i = lowerBound(this.keys, key);
-        if (this.keys[i] === key) this.keys.splice(i, 1);
+        this.keys.delete(key);
       }
     } else {
-      if (!prevObject) this.keys.splice(lowerBound(this.keys, key), 0, key);
+      if (!prevObject) this.keys.insert(key);
       this.objects.set(key, object);
     }
     const ev: CachedEvent = { type, key, object, rev, at: Date.now() };
@@ -476,11 +463,10 @@ export class Cacher implements Interface {
       return o ? [o] : [];
     }
     const out: StorageObject[] = [];
-    for (let i = lowerBound(this.keys, k); i < this.keys.length; i++) {
-      const key = this.keys[i]!;
-      if (!key.startsWith(k)) break;
+    this.keys.forEachFrom(k, (key) => {
+      if (!key.startsWith(k)) return false;
       out.push(this.objects.get(key)!);
-    }
+    });
     return out;
   }
 

@@ -6,6 +6,7 @@
 // Compaction follows etcd: after compact(r) the state at r stays readable; reads below r fail with
 // CompactedError; a watch must start above r (events at and below r are gone).
 
+import { SortedKeys } from '../sortedkeys.ts';
 import {
   CompactedError,
   FutureRevisionError,
@@ -52,18 +53,6 @@ type Timer = ReturnType<typeof setTimeout>;
 function unref(t: Timer): Timer {
   (t as { unref?: () => void }).unref?.();
   return t;
-}
-
-/** Index of the first element ≥ key in a sorted array. */
-function lowerBound(arr: string[], key: string): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The version of a key visible at revision `rev` (latest with modRevision ≤ rev), tombstones included. */
@@ -152,7 +141,7 @@ export class MemoryKV implements KV {
   private compacted = 0;
   private readonly versions = new Map<string, Version[]>();
   /** Every key with versions, sorted (UTF-16 order, which is byte order for the ASCII keys the store writes). */
-  private readonly sortedKeys: string[] = [];
+  private readonly keyIndex = new SortedKeys();
   /** Events with revision > logStart, in order; log[i].revision === logStart + 1 + i. */
   private log: LoggedEvent[] = [];
   private logStart = 1;
@@ -163,6 +152,11 @@ export class MemoryKV implements KV {
   private progressTicker?: Timer;
   private readonly progressIntervalMs: number;
   private readonly replayBatch: number;
+
+  /** Every key with versions, in order (a copy, for inspection). */
+  get sortedKeys(): string[] {
+    return this.keyIndex.toArray();
+  }
 
   /** KV.unchangedSince when MemoryKVOptions.unchangedSince is set. */
   readonly unchangedSince?: (prefix: string, sinceRevision: number, count: number) => Promise<number | undefined>;
@@ -190,14 +184,13 @@ export class MemoryKV implements KV {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const kvs: KeyValue[] = [];
     let count = 0;
-    for (let i = lowerBound(this.sortedKeys, start); i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
-      if (key >= end) break;
+    this.keyIndex.forEachFrom(start, (key) => {
+      if (key >= end) return false;
       const v = versionAt(this.versions.get(key)!, at);
-      if (!v || !v.value) continue;
+      if (!v || !v.value) return;
       count++;
       if (kvs.length < limit) kvs.push(toKeyValue(key, v));
-    }
+    });
     return { revision: at, kvs, count };
   }
 
@@ -317,9 +310,7 @@ export class MemoryKV implements KV {
     if (gone.length) {
       for (const key of gone) this.versions.delete(key);
       const goneSet = new Set(gone);
-      const kept = this.sortedKeys.filter((k) => !goneSet.has(k));
-      this.sortedKeys.length = 0;
-      this.sortedKeys.push(...kept);
+      this.keyIndex.retain((k) => !goneSet.has(k));
     }
   }
 
@@ -365,7 +356,7 @@ export class MemoryKV implements KV {
     if (!versions) {
       versions = [];
       this.versions.set(key, versions);
-      this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
+      this.keyIndex.insert(key);
     }
     versions.push(v);
   }
