@@ -3,7 +3,8 @@
 // drives young-generation GC), not what stays alive. Unlike timings it hardly depends on the
 // machine's load: use it to A/B a change while other work runs. Not a test.
 //
-// Environment: CASES (comma list of bare, anonymous, token, configmap; all by default), N
+// Environment: CASES (comma list of bare, anonymous, token, configmap (a GET), create (a POST of
+// a new ConfigMap); all by default), N
 // (requests per case, 20000), TOP (functions listed per case, 25), INTERVAL (sampling interval,
 // bytes, 512).
 
@@ -17,7 +18,7 @@ import { MemoryFileSystem } from '../src/util/filesystem.ts';
 const n = Number(process.env.N ?? 20000);
 const top = Number(process.env.TOP ?? 25);
 const interval = Number(process.env.INTERVAL ?? 512);
-const cases = (process.env.CASES ?? 'bare,anonymous,token,configmap').split(',');
+const cases = (process.env.CASES ?? 'bare,anonymous,token,configmap,create').split(',');
 const token = { authorization: 'Bearer bench-token-0123456789abcdef' };
 const fileSystem = new MemoryFileSystem({ '/tokens.csv': 'bench-token-0123456789abcdef,bench,1,"system:masters"\n' });
 const stop = new AbortController();
@@ -26,6 +27,9 @@ interface Case {
   fetch: (r: Request) => Response | Promise<Response>;
   url: string;
   headers: Record<string, string>;
+  /** A request other than a GET of url, and the status it answers. */
+  request?: () => Request;
+  status?: number;
 }
 
 async function edge(args: string[]): Promise<Case['fetch']> {
@@ -72,6 +76,23 @@ async function open(name: string): Promise<Case> {
       }
       return { fetch, url: 'https://h/api/v1/namespaces/default/configmaps/x', headers: token };
     }
+    case 'create': {
+      const c = await open('configmap');
+      let i = 0;
+      const headers = { ...token, 'content-type': 'application/json' };
+      const request = () =>
+        new Request('https://h/api/v1/namespaces/default/configmaps', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            kind: 'ConfigMap',
+            apiVersion: 'v1',
+            metadata: { name: `c-${i++}` },
+            data: { k: 'v' },
+          }),
+        });
+      return { ...c, request, status: 201 };
+    }
     default:
       throw new Error(`unknown case ${name}`);
   }
@@ -88,8 +109,8 @@ session.connect();
 for (const name of cases) {
   const c = await open(name);
   const once = async () => {
-    const r = await c.fetch(new Request(c.url, { headers: c.headers }));
-    if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
+    const r = await c.fetch(c.request ? c.request() : new Request(c.url, { headers: c.headers }));
+    if (r.status !== (c.status ?? 200)) throw new Error(`${name}: ${r.status} ${await r.text()}`);
     await r.text();
   };
   for (let i = 0; i < 3000; i++) await once();

@@ -144,11 +144,14 @@ export function validateListOptions(keyPrefix: string, opts: ListOptions): { wit
 
 /** storage.PrepareKey: refuses `.`/`..` segments, empty keys and keys outside the resource prefix. */
 export function prepareKey(resourcePrefix: string, key: string, recursive: boolean): string {
-  if (key === '..' || key.startsWith('../') || key.endsWith('/..') || key.includes('/../')) {
-    throw new Error(`invalid key: ${goQuote(key)}`);
-  }
-  if (key === '.' || key.startsWith('./') || key.endsWith('/.') || key.includes('/./')) {
-    throw new Error(`invalid key: ${goQuote(key)}`);
+  // Every refused form starts with "." or holds "/.": two scans for the usual key, not eight.
+  if (key.charCodeAt(0) === 46 || key.includes('/.')) {
+    if (key === '..' || key.startsWith('../') || key.endsWith('/..') || key.includes('/../')) {
+      throw new Error(`invalid key: ${goQuote(key)}`);
+    }
+    if (key === '.' || key.startsWith('./') || key.endsWith('/.') || key.includes('/./')) {
+      throw new Error(`invalid key: ${goQuote(key)}`);
+    }
   }
   if (key === '' || key === '/') throw new Error(`empty key: ${goQuote(key)}`);
   if (recursive && !key.endsWith('/')) key += '/';

@@ -10,7 +10,7 @@ import { writeObjectNegotiated } from '../responsewriters/writers.ts';
 import { addWarning } from '../request/warning.ts';
 import { decodeEnvelope, decodeMessage, ProtobufError, type Schema } from '../../util/protobuf.ts';
 import { builtinDefinitionName } from '../openapi/schemas.ts';
-import { typedDecodeError } from './typecheck.ts';
+import { typedDecodeCoversShapes, typedDecodeError } from './typecheck.ts';
 import { appendAll } from '../../util/append.ts';
 import { exceedsJSONNestingDepth, mayExceedYAMLNestingDepth, maxNestingDepth } from '../../util/nesting-depth.ts';
 
@@ -298,23 +298,28 @@ export async function decodeCreateBody(
     if (kind !== k.kind || gv !== apiVersion) {
       throw cannotHandle(kind, gv.includes('/') ? gv.slice(gv.indexOf('/') + 1) : gv, kindMismatch(k, gv, kind));
     }
-    const definition = k.unstructured ? undefined : definitionOf(k);
-    const typeErr = k.unstructured
-      ? undefined
-      : ((definition && typedDecodeError(obj, definition)) ?? checkTypes(obj, k.fields));
-    if (typeErr) throw cannotHandle(kind, k.version, typeErr);
-    if (validation !== 'Ignore' && !k.unstructured) {
-      const unknown: string[] = [];
-      unknownFields(obj, topLevelFields(k.fields), '', unknown);
-      if (unknown.length) {
-        if (validation === 'Strict') {
-          const list = unknown.map((u) => `unknown field ${JSON.stringify(u)}`);
-          throw cannotHandle(kind, k.version, `strict decoding error: ${list.join(', ')}`);
+    if (!k.unstructured) {
+      const definition = definitionOf(k);
+      // The shape check only where the typed walk does not already make it (see typedDecodeCoversShapes).
+      const typeErr =
+        (definition && typedDecodeError(obj, definition)) ??
+        (definition && typedDecodeCoversShapes(definition, k.fields) ? undefined : checkTypes(obj, k.fields));
+      if (typeErr) throw cannotHandle(kind, k.version, typeErr);
+      let unknown: string[] | undefined;
+      if (validation !== 'Ignore') {
+        unknown = [];
+        unknownFields(obj, topLevelFields(k.fields), '', unknown);
+        if (unknown.length) {
+          if (validation === 'Strict') {
+            const list = unknown.map((u) => `unknown field ${JSON.stringify(u)}`);
+            throw cannotHandle(kind, k.version, `strict decoding error: ${list.join(', ')}`);
+          }
+          for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
         }
-        for (const u of unknown) addWarning(ctx, '', `unknown field ${JSON.stringify(u)}`);
       }
+      // stripUnknown drops a subset of what unknownFields reports: with nothing reported, nothing to drop.
+      if (unknown?.length !== 0) stripUnknown(obj, k.fields);
     }
-    if (!k.unstructured) stripUnknown(obj, k.fields);
   }
   obj.kind = k.kind;
   obj.apiVersion = apiVersion;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { typedDecodeError } from './typecheck.ts';
+import { typedDecodeCoversShapes, typedDecodeError } from './typecheck.ts';
+import type { KnownFields } from './decode.ts';
 
 const cm = 'io.k8s.api.core.v1.ConfigMap';
 const svc = 'io.k8s.api.core.v1.Service';
@@ -63,4 +64,38 @@ test('typed decode: Go’s UnmarshalTypeError wording, innermost struct and full
 
 test('typed decode: an unknown definition checks nothing', () => {
   assert.equal(typedDecodeError({ data: 1 }, 'io.example.v1.Nothing'), undefined);
+});
+
+// The decoder's own shape check (an object or array where the kind's known fields want one) is
+// skipped where the typed walk makes it already: each such field is a struct, map or slice there.
+test('typed decode: which known-field shapes the walk already checks', () => {
+  const meta: KnownFields = { name: true, ownerReferences: [{ name: true }] };
+  assert.equal(typedDecodeCoversShapes(cm, { metadata: meta, data: true }), true);
+  assert.equal(typedDecodeCoversShapes(svc, { metadata: meta, spec: { ports: [{ port: true }] } }), true);
+  for (const [def, obj, want] of [
+    [
+      cm,
+      { metadata: 'x' },
+      'json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta',
+    ],
+    [
+      cm,
+      { metadata: [] },
+      'json: cannot unmarshal array into Go struct field ConfigMap.metadata of type v1.ObjectMeta',
+    ],
+    [
+      cm,
+      { metadata: { ownerReferences: {} } },
+      'json: cannot unmarshal object into Go struct field ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference',
+    ],
+    [svc, { spec: 1 }, 'json: cannot unmarshal number into Go struct field Service.spec of type v1.ServiceSpec'],
+  ] as const)
+    assert.equal(typedDecodeError(obj as Record<string, unknown>, def), want);
+  // Not covered: a field the definition lacks, an array where it has a map, keys asked of a map,
+  // an object where it has a string, a definition this build does not carry.
+  assert.equal(typedDecodeCoversShapes(cm, { spec: { a: true } }), false);
+  assert.equal(typedDecodeCoversShapes(cm, { data: [{ a: true }] }), false);
+  assert.equal(typedDecodeCoversShapes(cm, { data: { a: { b: true } } }), false);
+  assert.equal(typedDecodeCoversShapes(cm, { metadata: { name: { x: true } } }), false);
+  assert.equal(typedDecodeCoversShapes('io.example.v1.Nothing', { spec: { a: true } }), false);
 });

@@ -8,6 +8,7 @@
 // to their own checks.
 
 import { builtinDefinition, refName, type SchemaObject } from '../openapi/schemas.ts';
+import type { KnownFields } from './decode.ts';
 
 /** Definitions with their own UnmarshalJSON, or free-form: not walked. */
 const selfDecoding = new Set([
@@ -196,4 +197,42 @@ export function typedDecodeError(obj: Record<string, unknown>, definitionName: s
   const def = builtinDefinition(definitionName);
   if (!def?.properties) return undefined;
   return checkStruct(obj, { kind: 'struct', name: definitionName, schema: def }, []);
+}
+
+/** Whether walking `t` reports every value of the wrong shape that `fields` describes (see below). */
+function coversShapes(fields: KnownFields, t: GoType): boolean {
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const spec = fields[key]!;
+    if (spec === true) continue;
+    if (t.kind !== 'struct' || !Object.hasOwn(t.schema.properties ?? {}, key)) return false;
+    const inner = goTypeOf(t.schema.properties![key] as SchemaObject);
+    if (Array.isArray(spec)) {
+      if (inner.kind !== 'slice') return false;
+    } else if (inner.kind === 'map') {
+      // A map is checked to be an object; its values against the map's element type, not spec's keys.
+      if (!Object.values(spec).every((s) => s === true)) return false;
+    } else if (inner.kind !== 'struct' || !coversShapes(spec, inner)) return false;
+  }
+  return true;
+}
+
+const covered = new WeakMap<KnownFields, Map<string, boolean>>();
+
+/**
+ * Whether typedDecodeError(obj, definitionName) already reports every error of the shape check
+ * over `fields` (an object or array where `fields` wants one): each non-leaf field is, along the
+ * definition, a struct or map (an object is required) or a slice (an array is required), so a body
+ * the typed walk passes has the shapes `fields` asks for. Once per kind.
+ */
+export function typedDecodeCoversShapes(definitionName: string, fields: KnownFields): boolean {
+  let byName = covered.get(fields);
+  if (!byName) covered.set(fields, (byName = new Map()));
+  let c = byName.get(definitionName);
+  if (c === undefined) {
+    const def = builtinDefinition(definitionName);
+    c = !!def?.properties && coversShapes(fields, { kind: 'struct', name: definitionName, schema: def });
+    byName.set(definitionName, c);
+  }
+  return c;
 }

@@ -472,13 +472,23 @@ export class Cacher implements Interface {
 
   // ---- reads ----
 
-  async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
+  get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
     // cacher.go Get: RV "" reads storage (most recent); otherwise the cache once it is fresh enough.
     if (!opts.resourceVersion || !this.ready) {
       // A reader that changes nothing may get the cached object when storage holds that very revision.
-      const cached = opts.readOnly && this.ready ? this.cached(key) : undefined;
-      return this.storage.get(key, cached ? { ...opts, cachedObject: cached } : opts);
+      // No async layer of its own here (a throw still comes back as a rejection).
+      try {
+        const cached = opts.readOnly && this.ready ? this.cached(key) : undefined;
+        return this.storage.get(key, cached ? { ...opts, cachedObject: cached } : opts);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
     }
+    return this.getFromCache(key, opts);
+  }
+
+  /** get() at a resourceVersion, once the cache is ready. */
+  private async getFromCache(key: string, opts: GetOptions): Promise<StorageObject | undefined> {
     const k = prepareKey(this.resourcePrefix, key, false);
     let rev: number;
     try {
