@@ -9,7 +9,7 @@
 // 403s, 429s, other non-API paths) are counted too; other non-resource paths keep their path
 // only for well-known roots (subresource "" otherwise) so clients cannot inflate cardinality.
 
-import { ContentTypeResponse, type Handler, type RequestContext } from '../endpoints/request/context.ts';
+import type { Handler, RequestContext } from '../endpoints/request/context.ts';
 import type { LongRunningRequestCheck } from '../endpoints/request/longrunning.ts';
 import { requestLabelValues, type APIServerMetrics, type RequestLabelValues } from '../metrics/apiserver.ts';
 import type { CounterChild, HistogramChild } from '../metrics/registry.ts';
@@ -169,12 +169,7 @@ export function withRequestMetrics(next: Handler, c: RequestMetricsFilterConfig)
     if (ctx.user?.name === 'system:apiserver') m.selfRequests.inc([l.verb, l.resource, l.subresource]);
     if (l.verb === 'GET' || l.verb === 'LIST') {
       const t = ctx.transport;
-      // (A ContentTypeResponse answers without `headers`, which would make finalizeResponse ask has() of each.)
-      const len = t.responseHeader
-        ? t.responseHeader(res, 'content-length')
-        : res instanceof ContentTypeResponse && res.lacks('content-length')
-          ? null
-          : res.headers.get('content-length');
+      const len = t.responseHeader ? t.responseHeader(res, 'content-length') : res.headers.get('content-length');
       if (len !== null)
         m.responseSizes.observe(
           [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component],

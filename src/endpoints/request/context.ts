@@ -136,11 +136,6 @@ export class ContentTypeResponse extends Response {
     this.knownNames = undefined;
     return super.headers;
   }
-
-  /** Whether it surely lacks header `name` (lower-case), known without reading `headers`. */
-  lacks(name: string): boolean {
-    return this.knownNames !== undefined && !this.knownNames.includes(name);
-  }
 }
 
 const contentTypeOnly: readonly string[] = ['content-type'];
