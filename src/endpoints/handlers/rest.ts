@@ -22,7 +22,7 @@ import { ageColumn, type TableConvertor } from '../../registry/generic/table.ts'
 import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../registry/generic/store.ts';
 import { newBadRequest, newInvalid, newMethodNotSupported } from '../apierrors.ts';
 import { validateListOptions } from './listoptions.ts';
-import { ContentTypeResponse, type RequestContext } from '../request/context.ts';
+import type { RequestContext } from '../request/context.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
 import { auditContextFrom, auditEnabled, logRequestObject, logResponseObject } from '../../audit/context.ts';
 import type { Attributes, Operation } from '../../admission/interfaces.ts';
@@ -392,7 +392,7 @@ function encode(ctx: RequestContext, out: Output, value: unknown, code: number):
 }
 
 function jsonResponse(body: string | Uint8Array<ArrayBuffer>, code: number): Response {
-  return new ContentTypeResponse(body, code, 'application/json');
+  return new Response(body, { status: code, headers: { 'content-type': 'application/json' } });
 }
 
 /** logResponseObject, building the object only when the request's audit level records it. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ContentTypeResponse, finalizeResponse, newRequestContext } from './context.ts';
+import { finalizeResponse, newRequestContext } from './context.ts';
 
 const ctxWith = (headers: [string, string][]) => {
   const ctx = newRequestContext(new Request('https://127.0.0.1/healthz'));
@@ -46,31 +46,4 @@ test('finalizeResponse: immutable response headers are copied, not lost', () => 
   const res = finalizeResponse(ctx, redirect);
   assert.deepEqual(res.headers.getSetCookie(), ['a=1', 'b=2']);
   assert.equal(res.headers.get('location'), 'https://example.com/');
-});
-
-// Its header names are known until `headers` is read: the merge is the same either way.
-test('finalizeResponse: a ContentTypeResponse gets the shared headers, its own and later-set ones win', () => {
-  const shared: [string, string][] = [
-    ['Audit-Id', 'x'],
-    ['Content-Type', 'text/plain'],
-    ['Cache-Control', 'no-cache, private'],
-  ];
-  const fresh = finalizeResponse(ctxWith(shared), new ContentTypeResponse('{}', 201, 'application/json'));
-  assert.equal(fresh.status, 201);
-  assert.deepEqual(
-    [...fresh.headers],
-    [
-      ['audit-id', 'x'],
-      ['cache-control', 'no-cache, private'],
-      ['content-type', 'application/json'],
-    ],
-  );
-  // A filter set a header on the way out: it stays, as on any Response.
-  const touched = new ContentTypeResponse('{}', 200, 'application/json');
-  touched.headers.set('cache-control', 'public');
-  assert.equal(touched.knownNames, undefined);
-  const res = finalizeResponse(ctxWith(shared), touched);
-  assert.equal(res.headers.get('cache-control'), 'public');
-  assert.equal(res.headers.get('audit-id'), 'x');
-  assert.equal(res.headers.get('content-type'), 'application/json');
 });

@@ -118,29 +118,6 @@ export function newRequestContext(request: Request, transport?: Transport): Requ
 }
 
 /**
- * A Response with one header (its content type) whose header names stay known until something
- * reads `headers`, the only way to change them: finalizeResponse adds the shared headers to it
- * without asking has() of each (four Fetch Headers calls per request, each with its WebIDL
- * conversions and brand check).
- */
-export class ContentTypeResponse extends Response {
-  /** The lower-case names of its headers, while nothing has read `headers`. */
-  knownNames: readonly string[] | undefined;
-
-  constructor(body: BodyInit | null, status: number, contentType: string) {
-    super(body, { status, headers: { 'content-type': contentType } });
-    this.knownNames = contentTypeOnly;
-  }
-
-  override get headers(): Headers {
-    this.knownNames = undefined;
-    return super.headers;
-  }
-}
-
-const contentTypeOnly: readonly string[] = ['content-type'];
-
-/**
  * Merges the shared header map into a Response, the way Go writes w.Header() with the first
  * WriteHeader: values the responder set itself win. When it adds any, the returned Response has
  * mutable headers (a copy if the given one's were immutable).
@@ -150,14 +127,12 @@ export function finalizeResponse(ctx: RequestContext, response: Response): Respo
   // The usual map is walked as it is (its keys, no entry pairs), not sorted first: each name is
   // set only if absent, so the order does not change the result.
   const map = shared instanceof HeaderMap ? shared.unsorted() : undefined;
-  // Read before `headers` is (which forgets them).
-  const known = response instanceof ContentTypeResponse ? response.knownNames : undefined;
   // `response.headers` is read once (each read is a brand check), again only after a copy.
   let headers = response.headers;
   let mutable = false;
   if (map) {
     for (const name of map.keys()) {
-      if (known ? known.includes(name) : headers.has(name)) continue;
+      if (headers.has(name)) continue;
       if (mutable) headers.set(name, map.get(name)!);
       else {
         mutable = true;
