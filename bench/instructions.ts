@@ -1,5 +1,6 @@
 // Instructions per request of one API operation in process, for callgrind: the server of
-// bench/api.ts (token, RBAC, registry Store, watch cache, memory engine) or bare Hono over a Map,
+// bench/api.ts (token, RBAC, registry Store, watch cache, memory engine) or bare Hono over a Map
+// (bench/bare-api.ts),
 // W warm-up requests, then M measured ones between a zeroing and a dump of callgrind's counters
 // (callgrind_control -z / -d on this process), so start-up and shutdown stay out. Not a test.
 //
@@ -12,9 +13,9 @@
 // or runs made side by side, when the JIT's timing moves the total.
 
 import { execFileSync } from 'node:child_process';
-import { Hono } from 'hono';
 import { EdgeServer } from '../src/app/edge.ts';
 import { discardLogger } from '../src/util/logger.ts';
+import { bareAPI, configMapJSON } from './bare-api.ts';
 
 const op = process.env.OP ?? 'get';
 const warm = Number(process.env.W ?? 3000);
@@ -22,8 +23,7 @@ const measured = Number(process.env.M ?? 2000);
 const underCallgrind = process.env.CALLGRIND !== '0' && /valgrind/.test(process.env.LD_PRELOAD ?? '');
 const TOKEN = 'bench-admin';
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json' };
-const cm = (name: string) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v'.repeat(64) } });
+const cm = (name: string) => configMapJSON({ name });
 
 const edge = new EdgeServer({
   flags: `--authorization-mode=RBAC --token-auth-file=/bench/tokens.csv --event-ttl=1h`,
@@ -35,27 +35,7 @@ const transport = { remoteAddress: '127.0.0.1' };
 const edgeFetch = (method: string, path: string, body?: string) =>
   edge.fetch(new Request(`https://127.0.0.1${path}`, { method, body, headers }), transport);
 
-type Obj = { metadata: Record<string, unknown> };
-const objects = new Map<string, Obj>();
-let rev = 1;
-const bare = new Hono();
-bare.get('/api/v1/namespaces/:ns/configmaps/:name', (c) => {
-  const o = objects.get(`${c.req.param('ns')}/${c.req.param('name')}`);
-  return o ? c.json(o) : c.json({ kind: 'Status', code: 404 }, 404);
-});
-bare.post('/api/v1/namespaces/:ns/configmaps', async (c) => {
-  const o = (await c.req.json()) as Obj;
-  const key = `${c.req.param('ns')}/${String(o.metadata.name)}`;
-  if (objects.has(key)) return c.json({ kind: 'Status', code: 409 }, 409);
-  o.metadata = {
-    ...o.metadata,
-    namespace: c.req.param('ns'),
-    uid: crypto.randomUUID(),
-    resourceVersion: String(++rev),
-  };
-  objects.set(key, o);
-  return c.json(o, 201);
-});
+const bare = bareAPI();
 const bareFetch = async (method: string, path: string, body?: string) =>
   bare.fetch(new Request(`https://127.0.0.1${path}`, { method, body, headers }));
 

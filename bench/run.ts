@@ -11,7 +11,7 @@
 // --max-semi-space-size=32). Diagnostic variants run only when named in BENCH_VARIANTS.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -109,19 +109,20 @@ const requestOf = (v: Variant) => v.request ?? { path: benchPath };
 const url = (port: number, v: Variant) => `https://127.0.0.1:${port}${requestOf(v).path}`;
 /** h2load's and wrk's arguments for the variant's request: headers, and a POST body from a file (h2load -d, a wrk script). */
 function requestArgs(v: Variant, tool: 'h2load' | 'wrk'): string[] {
-  const { method, body } = requestOf(v);
+  const { method, body = '' } = requestOf(v);
   const headers = headerArgs(v.name);
   if (method !== 'POST') return headers;
   const file = join(dir, `${v.name}.${tool === 'h2load' ? 'json' : 'lua'}`);
-  if (tool === 'h2load') {
-    writeFileSync(file, body ?? '');
-    return [...headers, '-H', 'content-type: application/json', '-d', file];
-  }
-  writeFileSync(
-    file,
-    `wrk.method = "POST"\nwrk.body = [==[${body ?? ''}]==]\nwrk.headers["Content-Type"] = "application/json"\n`,
-  );
-  return [...headers, '-s', file];
+  if (!existsSync(file))
+    writeFileSync(
+      file,
+      tool === 'h2load'
+        ? body
+        : `wrk.method = "POST"\nwrk.body = [==[${body}]==]\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
+  return tool === 'h2load'
+    ? [...headers, '-H', 'content-type: application/json', '-d', file]
+    : [...headers, '-s', file];
 }
 
 function send(port: number, v: Variant): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {

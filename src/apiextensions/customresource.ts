@@ -53,7 +53,7 @@ import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './t
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
 import { fieldLabelConversion } from '../registry/generic/fieldlabels.ts';
 import { appendAll } from '../util/append.ts';
-import { exceedsJSONNestingDepth } from '../util/nesting-depth.ts';
+import { exceedsJSONNestingDepth, parseJSONWithinDepth } from '../util/nesting-depth.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -806,8 +806,7 @@ export async function serveScale(ctx: RequestContext, v: ServedVersion, o: Write
   if (info.verb === 'update') {
     const text = new TextDecoder().decode(await readBody(ctx, o.maxRequestBodyBytes));
     try {
-      scale = JSON.parse(text) as Record<string, unknown>;
-      if (exceedsJSONNestingDepth(text)) throw new SyntaxError('exceeded max depth');
+      scale = parseJSONWithinDepth(text) as Record<string, unknown>;
     } catch (err) {
       throw newBadRequest(
         `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,

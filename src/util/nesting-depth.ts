@@ -31,6 +31,13 @@ export function exceedsJSONNestingDepth(text: string): boolean {
   return false;
 }
 
+/** JSON.parse, refusing a document nested deeper than maxNestingDepth as Go's scanner does. */
+export function parseJSONWithinDepth(text: string): unknown {
+  const v: unknown = JSON.parse(text);
+  if (exceedsJSONNestingDepth(text)) throw new SyntaxError('exceeded max depth');
+  return v;
+}
+
 /**
  * Whether a YAML text may nest deeper than maxNestingDepth, before it is parsed (the parser is
  * what overflows). An upper bound, never less than the real depth: flow brackets are counted

@@ -21,7 +21,7 @@ import type { TypeSchema } from '../../util/managedfields/schema.ts';
 import { pathString } from '../../util/managedfields/fieldpath.ts';
 import { forbidden, invalid, Path, required, tooLong, type ErrorList } from '../../util/validation/field.ts';
 import { deepCopyJSONValue } from '../../util/deepcopy.ts';
-import { exceedsJSONNestingDepth, mayExceedYAMLNestingDepth, maxNestingDepth } from '../../util/nesting-depth.ts';
+import { mayExceedYAMLNestingDepth, maxNestingDepth, parseJSONWithinDepth } from '../../util/nesting-depth.ts';
 
 export const JSONPatchType = 'application/json-patch+json';
 export const MergePatchType = 'application/merge-patch+json';
@@ -227,11 +227,10 @@ export async function patchResource(
   } else {
     // validateAndTranscodePatch: json.Valid, whose scanner also refuses deep nesting.
     try {
-      patch = JSON.parse(text);
+      patch = parseJSONWithinDepth(text);
     } catch {
       throw newBadRequest('invalid JSON patch');
     }
-    if (exceedsJSONNestingDepth(text)) throw newBadRequest('invalid JSON patch');
   }
   // audit.LogRequestPatch: the patch as JSON (an apply's YAML transcoded).
   logRequestPatch(ctx, isApply ? JSON.stringify(patch) : text);

@@ -35,7 +35,7 @@ import {
   type Status,
 } from '../responsewriters/status.ts';
 import { deepCopyJSON } from '../../util/deepcopy.ts';
-import { exceedsJSONNestingDepth } from '../../util/nesting-depth.ts';
+import { parseJSONWithinDepth } from '../../util/nesting-depth.ts';
 
 export interface RESTOptions {
   store: Store;
@@ -345,9 +345,7 @@ async function deleteOptions(
   const bytes = await readBody(ctx, o.maxRequestBodyBytes);
   if (bytes.length > 0) {
     try {
-      const text = new TextDecoder().decode(bytes);
-      body = JSON.parse(text) as Record<string, unknown>;
-      if (exceedsJSONNestingDepth(text)) throw new SyntaxError('exceeded max depth');
+      body = parseJSONWithinDepth(new TextDecoder().decode(bytes)) as Record<string, unknown>;
     } catch (err) {
       throw newBadRequest(
         `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,
