@@ -174,3 +174,18 @@ test('file-backed pair: reload on change, a mismatched half-written pair keeps t
     message: 'missing content for serving cert "serving-cert::/c.crt::/empty.key"',
   });
 });
+
+// Both files unreadable: the certificate's error, whichever read fails sooner (upstream reads the
+// certificate first, dynamic_serving_content.go loadCertKeyPair).
+test('DynamicCertKeyPairContent: both files missing, the certificate is named', async () => {
+  // The certificate's read fails later than the key's.
+  const fs = new (class extends TestFS {
+    override async readFile(p: string) {
+      if (p === '/none.crt') await new Promise((r) => setTimeout(r, 20));
+      return super.readFile(p);
+    }
+  })();
+  await assert.rejects(DynamicCertKeyPairContent.create('serving-cert', '/none.crt', '/none.key', fs), {
+    message: 'open /none.crt: no such file or directory',
+  });
+});

@@ -209,7 +209,15 @@ export class DynamicCertKeyPairContent extends FileBacked<CertKeyContent> implem
   }
 
   protected async load(): Promise<CertKeyContent | undefined> {
-    const [certBytes, keyBytes] = await Promise.all([this.fs.readFile(this.certFile), this.fs.readFile(this.keyFile)]);
+    // Read at once, but the certificate's error reported first whichever fails sooner, as upstream reads
+    // the certificate, then the key (dynamic_serving_content.go loadCertKeyPair).
+    const [certRead, keyRead] = await Promise.allSettled([
+      this.fs.readFile(this.certFile),
+      this.fs.readFile(this.keyFile),
+    ]);
+    if (certRead.status === 'rejected') throw certRead.reason;
+    if (keyRead.status === 'rejected') throw keyRead.reason;
+    const [certBytes, keyBytes] = [certRead.value, keyRead.value];
     if (!certBytes.length || !keyBytes.length)
       throw new Error(`missing content for serving cert ${JSON.stringify(this.name())}`);
     const cert = decoder.decode(certBytes);
