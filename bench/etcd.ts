@@ -202,7 +202,7 @@ for (let round = 0; round < rounds; round++) {
     'raw',
     await measure(async (i) => JSON.parse(dec.decode((await kv.get(rawKey(i))).kv!.value)), ops, 1),
   );
-  addI('gets/s (decoded)', 'kv', await measure((i) => store.get(sKey(i)), ops, 1));
+  addI('gets/s (decoded)', 'kv', await measure(async (i) => store.get(sKey(i)), ops, 1));
   const lstore = new Store({ kv, pathPrefix: '/registry', resourcePrefix: '/benchlist', groupResource: gr });
   addI(
     '1,000-object lists/s',

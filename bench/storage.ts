@@ -78,7 +78,7 @@ async function throughput(engine: string, round: number): Promise<void> {
   );
   rows.push(['updates/s (read-modify-write)', rawUpdate, ifUpdate]);
   const rawGet = await rate(N, async (i) => JSON.parse(new TextDecoder().decode((await rawKV.get(key(i))).kv!.value)));
-  const ifGet = await rate(N, (i) => store.get(skey(i)));
+  const ifGet = await rate(N, async (i) => store.get(skey(i)));
   rows.push(['gets/s (decoded)', rawGet, ifGet]);
   const LISTS = 30;
   const rawList = await rate(LISTS, async () => {

@@ -16,6 +16,7 @@ import { DurableObject, RpcTarget, type DurableObjectState, type DurableObjectSt
 import { CompactedError, FutureRevisionError, type ListOptions, type WatchResponse } from '../../src/storage/kv.ts';
 import type { SQLDriver, SQLRow, SQLValue } from '../../src/storage/sqlite/driver.ts';
 import { RevisionLog, ValueTooLargeError, type RevisionLogOptions } from '../../src/storage/sqlite/revision-log.ts';
+import type { MaybePromise } from '../../src/util/maybe-promise.ts';
 
 /** A Durable Object's row limit (2 MB), less room for the row's other columns. */
 export const DURABLE_OBJECT_MAX_ROW_BYTES = 2_000_000 - 1024;
@@ -128,7 +129,7 @@ export class Store extends DurableObject<Record<string, unknown>> {
     this.log = new RevisionLog(durableObjectDriver(ctx.storage), storeOptions(env));
   }
 
-  private async answer<T>(fn: () => Promise<T>): Promise<Wire<T>> {
+  private async answer<T>(fn: () => MaybePromise<T>): Promise<Wire<T>> {
     try {
       return { ok: await fn(), compacted: this.log.compactRevision() };
     } catch (err) {

@@ -73,7 +73,10 @@ test('revisions: bootstrap ≥ 1, each write one revision, create/update/delete 
   const again = await kv.create('/registry/pods/ns/a', b('three'));
   assert.ok(again.succeeded);
   assert.equal((await kv.get('/registry/pods/ns/a')).kv?.createRevision, again.revision);
-  await assert.rejects(kv.get('/registry/pods/ns/a', { revision: again.revision + 1 }), FutureRevisionError);
+  await assert.rejects(
+    async () => kv.get('/registry/pods/ns/a', { revision: again.revision + 1 }),
+    FutureRevisionError,
+  );
 });
 
 test('list: prefix, byte order, limit + startKey with count, at an exact revision', async (t) => {
@@ -135,7 +138,7 @@ test('compaction: reads and watches at or below the compacted revision fail; lat
   const mid = rev - 3;
   await kv.compact(mid);
   assert.equal(kv.compactRevision(), mid);
-  await assert.rejects(kv.get('/k/a', { revision: mid }), CompactedError);
+  await assert.rejects(async () => kv.get('/k/a', { revision: mid }), CompactedError);
   await assert.rejects(
     kv.list('/k/', { revision: mid - 1 }),
     (e: unknown) => e instanceof CompactedError && e.compactRevision === mid,

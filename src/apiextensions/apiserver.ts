@@ -26,6 +26,7 @@ import { AdmissionChain } from '../admission/chain.ts';
 import type { AdmissionPluginFactory } from '../server/routes/resources.ts';
 import type { StorageBackend } from '../storage/storagebackend/open.ts';
 import type { Logger } from '../util/logger.ts';
+import type { MaybePromise } from '../util/maybe-promise.ts';
 import { CRDController, type Serving } from './controller.ts';
 
 export type { Serving };
@@ -132,7 +133,7 @@ export function installAPIExtensions(server: RouteTarget<APIExtensionsConfig>): 
     onServingChanged: () => setDynamicGroups(server, discoveryGroups(serving)),
     serving,
     makeHandlers: (versions) => {
-      const handlers = new Map<string, (ctx: RequestContext) => Promise<Response>>();
+      const handlers = new Map<string, (ctx: RequestContext) => MaybePromise<Response>>();
       for (const [v, sv] of versions) {
         const opts: RESTOptions = {
           store: sv.store,
@@ -248,17 +249,17 @@ function routeCustomResource(
   return handler(ctx);
 }
 
-async function serveCustomResource(
+function serveCustomResource(
   ctx: RequestContext,
   sv: ServedVersion,
-  rest: (ctx: RequestContext) => Promise<Response>,
+  rest: (ctx: RequestContext) => MaybePromise<Response>,
   w: WriteOptions,
-): Promise<Response> {
+): MaybePromise<Response> {
   const info = ctx.requestInfo!;
   if (info.subresource) {
     if (info.subresource === 'status' && sv.statusStore) return serveStatus(ctx, sv, w);
     if (info.subresource === 'scale' && sv.scale) return serveScale(ctx, sv, w);
-    throw newNotFound({ group: info.apiGroup, resource: info.resource }, info.name);
+    return Promise.reject(newNotFound({ group: info.apiGroup, resource: info.resource }, info.name));
   }
   if (info.verb === 'create' || info.verb === 'update' || info.verb === 'patch') return serveWrite(ctx, sv, w);
   return rest(ctx);

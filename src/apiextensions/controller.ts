@@ -9,6 +9,8 @@ import type { KubeObject, Store } from '../registry/generic/store.ts';
 import { formatTime } from '../util/metatime.ts';
 import type { ResourceRegistry } from '../registry/rest/registry.ts';
 import type { Logger } from '../util/logger.ts';
+import type { MaybePromise } from '../util/maybe-promise.ts';
+import type { RequestContext } from '../endpoints/request/context.ts';
 import { sameJSON } from '../util/validation/objectmeta.ts';
 import { servedVersions, storageDefinition, type ServedVersion } from './customresource.ts';
 import {
@@ -26,7 +28,7 @@ export interface Serving {
   /** The registry's Store of the CRD (storage version). */
   store: Store;
   versions: Map<string, ServedVersion>;
-  handlers: Map<string, (ctx: import('../endpoints/request/context.ts').RequestContext) => Promise<Response>>;
+  handlers: Map<string, (ctx: RequestContext) => MaybePromise<Response>>;
 }
 
 export interface CRDControllerOptions {
@@ -40,7 +42,7 @@ export interface CRDControllerOptions {
   makeHandlers: (
     versions: Map<string, ServedVersion>,
     namespaced: boolean,
-  ) => Map<string, (ctx: import('../endpoints/request/context.ts').RequestContext) => Promise<Response>>;
+  ) => Map<string, (ctx: RequestContext) => MaybePromise<Response>>;
 }
 
 const key = (crd: CustomResourceDefinition) => `${crd.spec.group}/${crd.spec.names?.plural}`;

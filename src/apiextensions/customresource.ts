@@ -53,6 +53,7 @@ import type { CRDVersion, CustomResourceDefinition, ScaleSubresource } from './t
 import type { ResourceDefinition } from '../registry/rest/registry.ts';
 import { fieldLabelConversion } from '../registry/generic/fieldlabels.ts';
 import { appendAll } from '../util/append.ts';
+import { thenMaybe, type MaybePromise } from '../util/maybe-promise.ts';
 import { exceedsJSONNestingDepth, parseJSONWithinDepth } from '../util/nesting-depth.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -160,8 +161,8 @@ export class CustomResourceStorage implements Interface {
     };
   }
 
-  async get(key: string, opts?: GetOptions): Promise<StorageObject | undefined> {
-    return this.out(await this.inner.get(key, opts));
+  get(key: string, opts?: GetOptions): MaybePromise<StorageObject | undefined> {
+    return thenMaybe(this.inner.get(key, opts), (o) => this.out(o));
   }
 
   async getList(key: string, opts: ListOptions): Promise<ListResult> {

@@ -4,6 +4,7 @@
 // the store keeps them as JSON bytes with metadata.resourceVersion and selfLink stripped and stamps
 // resourceVersion on every read from the revision that wrote the value (modRevision).
 
+import type { MaybePromise } from '../util/maybe-promise.ts';
 import { newInvalidObjError } from './errors.ts';
 import { everythingFields, type FieldSelector, type Fields } from './selection/fields.ts';
 import { everythingLabels, type LabelSelector, type Labels } from './selection/labels.ts';
@@ -222,8 +223,8 @@ export interface Interface {
     opts?: DeleteOptions,
   ): Promise<StorageObject>;
   watch(key: string, opts: ListOptions): Promise<WatchInterface>;
-  /** With ignoreNotFound, a missing key gives undefined. */
-  get(key: string, opts?: GetOptions): Promise<StorageObject | undefined>;
+  /** With ignoreNotFound, a missing key gives undefined. Synchronous when the engine's read is. */
+  get(key: string, opts?: GetOptions): MaybePromise<StorageObject | undefined>;
   getList(key: string, opts: ListOptions): Promise<ListResult>;
   /** `readOnly`: as for create, the caller never changes the returned object. */
   guaranteedUpdate(

@@ -9,6 +9,8 @@
 // Keys are the full storage keys (the `--etcd-prefix` already applied, e.g. `/registry/configmaps/ns/a`).
 // Values are opaque bytes (the apiserver stores JSON with metadata.resourceVersion stripped).
 
+import type { MaybePromise } from '../util/maybe-promise.ts';
+
 /** One key at one revision (etcd's mvccpb.KeyValue). */
 export interface KeyValue {
   key: string;
@@ -78,7 +80,8 @@ export interface WatchOptions {
  * ErrCompacted / ErrFutureRev, and with other errors for engine faults (the store maps those to 500s).
  */
 export interface KV {
-  get(key: string, opts?: { revision?: number }): Promise<GetResult>;
+  /** Synchronous where the engine can answer at once (memory, SQLite); a failure still rejects. */
+  get(key: string, opts?: { revision?: number }): MaybePromise<GetResult>;
   /** Range over every key that starts with `prefix`. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Number of live keys under `prefix` (Stats, GetCurrentResourceVersion). */

@@ -36,7 +36,8 @@ import {
   type WatchEvent,
   type WatchInterface,
 } from './interfaces.ts';
-import { CompactedError, FutureRevisionError, type KV, type KeyValue } from './kv.ts';
+import { CompactedError, FutureRevisionError, type GetResult, type KV, type KeyValue } from './kv.ts';
+import { thenMaybe, type MaybePromise } from '../util/maybe-promise.ts';
 import type { Transformer } from './value/transformer.ts';
 import { deepCopyJSON } from '../util/deepcopy.ts';
 
@@ -212,9 +213,17 @@ export class Store implements Interface {
     return o;
   }
 
-  async get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
-    const preparedKey = this.prepareKey(key);
-    const r = await this.kv.get(preparedKey);
+  get(key: string, opts: GetOptions = {}): MaybePromise<StorageObject | undefined> {
+    let preparedKey: string;
+    try {
+      preparedKey = this.prepareKey(key);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return thenMaybe(this.kv.get(preparedKey), (r) => this.gotten(r, preparedKey, opts));
+  }
+
+  private gotten(r: GetResult, preparedKey: string, opts: GetOptions): MaybePromise<StorageObject | undefined> {
     this.validateMinimumResourceVersion(opts.resourceVersion, r.revision);
     if (!r.kv) {
       if (opts.ignoreNotFound) return undefined;
@@ -313,7 +322,7 @@ export class Store implements Interface {
 
   /** Runs an engine read, mapping ErrCompacted / ErrFutureRev as etcd3 store.go does. */
   private async kvRead<T>(
-    read: () => Promise<T>,
+    read: () => MaybePromise<T>,
     withRev: number,
     paging: boolean,
     continueKey: string,

@@ -71,7 +71,10 @@ test('apply creates (201 path), a patch applies inside the update loop, dry run 
   const w = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } };
   const dry = await apply(w, '?fieldManager=a&dryRun=All');
   assert.equal(dry.created, true);
-  await assert.rejects(store.get('ns', 'w'), (e: unknown) => status(e)?.code === 404);
+  await assert.rejects(
+    async () => store.get('ns', 'w'),
+    (e: unknown) => status(e)?.code === 404,
+  );
   const r = await apply(w);
   assert.equal(r.created, true);
   assert.equal(r.object.metadata.namespace, 'ns');

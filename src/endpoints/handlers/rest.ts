@@ -23,6 +23,7 @@ import type { DeleteOptions, KubeObject, Store, UpdateOptions } from '../../regi
 import { newBadRequest, newInvalid, newMethodNotSupported } from '../apierrors.ts';
 import { validateListOptions } from './listoptions.ts';
 import type { RequestContext } from '../request/context.ts';
+import type { RequestInfo } from '../request/requestinfo.ts';
 import type { AdmissionChain } from '../../admission/chain.ts';
 import { auditContextFrom, auditEnabled, logRequestObject, logResponseObject } from '../../audit/context.ts';
 import type { Attributes, Operation } from '../../admission/interfaces.ts';
@@ -36,6 +37,7 @@ import {
 } from '../responsewriters/status.ts';
 import { deepCopyJSON } from '../../util/deepcopy.ts';
 import { parseJSONWithinDepth } from '../../util/nesting-depth.ts';
+import { thenMaybe, type MaybePromise } from '../../util/maybe-promise.ts';
 
 export interface RESTOptions {
   store: Store;
@@ -59,8 +61,11 @@ export interface RESTOptions {
   strategicMergePatch?: boolean;
 }
 
-/** The handler of one resource: dispatches on RequestInfo.verb. */
-export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Response> {
+/**
+ * The handler of one resource: dispatches on RequestInfo.verb. A get that storage answers at once
+ * (memory, SQLite) is answered synchronously, without a promise for every filter to wait on.
+ */
+export function restHandler(o: RESTOptions): (ctx: RequestContext) => MaybePromise<Response> {
   const { store } = o;
   const typeSchema = o.typeSchema ?? typeSchemaFromFields(Object.keys(o.kindInfo.fields));
   const fieldManager = new FieldManager({ schema: typeSchema, apiVersion: store.apiVersion, kind: store.kind });
@@ -72,16 +77,10 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
     fieldManager,
     kindInfo: o.kindInfo,
   };
-  return async (ctx) => {
-    const info = ctx.requestInfo;
-    if (!info) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
+  const serve = async (ctx: RequestContext, info: RequestInfo): Promise<Response> => {
     const ns = info.namespace;
     if (info.subresource) return subresourceResponse(ctx, o, patchScope, info.subresource, info.verb, ns, info.name);
     switch (info.verb) {
-      case 'get': {
-        const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
-        return objectResponse(ctx, o, await store.get(ns, info.name, rv, true), 200, true);
-      }
       case 'list':
         return listResponse(ctx, o, await store.list(ns, listOptions(ctx, o)));
       case 'watch':
@@ -170,6 +169,13 @@ export function restHandler(o: RESTOptions): (ctx: RequestContext) => Promise<Re
       default:
         return statusResponse(ctx, newMethodNotSupported(store.qualifiedResource, info.verb).status);
     }
+  };
+  return (ctx) => {
+    const info = ctx.requestInfo;
+    if (!info) return errorNegotiated(notFoundStatus(), ctx.request, ctx.url);
+    if (info.verb !== 'get' || info.subresource) return serve(ctx, info);
+    const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
+    return thenMaybe(store.get(info.namespace, info.name, rv, true), (obj) => objectResponse(ctx, o, obj, 200, true));
   };
 }
 

@@ -17,6 +17,7 @@ import type {
   WatchEvent,
   WatchInterface,
 } from '../../storage/interfaces.ts';
+import { thenMaybe } from '../../util/maybe-promise.ts';
 
 export interface Conversion {
   /**
@@ -60,8 +61,8 @@ export function convertingStorage(inner: Interface, c: Conversion): Interface {
         },
       };
     },
-    async get(key: string, opts?: GetOptions) {
-      return from(await inner.get(key, opts));
+    get(key: string, opts?: GetOptions) {
+      return thenMaybe(inner.get(key, opts), from);
     },
     async getList(key: string, opts: ListOptions): Promise<ListResult> {
       const list = await inner.getList(key, opts);

@@ -165,8 +165,8 @@ async function tokenHandler(
     info.name,
     issuer,
     {
-      getServiceAccount: (ns, name) => store('serviceaccounts').get(ns, name),
-      getSecret: (ns, name) => store('secrets').get(ns, name),
+      getServiceAccount: async (ns, name) => store('serviceaccounts').get(ns, name),
+      getSecret: async (ns, name) => store('secrets').get(ns, name),
     },
     (text) => addWarning(ctx, '', text),
   );

@@ -40,6 +40,7 @@ import type { TableConvertor } from './table.ts';
 import { deepCopyJSON } from '../../util/deepcopy.ts';
 import { formatTime } from '../../util/metatime.ts';
 import { appendAll } from '../../util/append.ts';
+import type { MaybePromise } from '../../util/maybe-promise.ts';
 
 /** A Kubernetes object as the registry handles it: JSON with ObjectMeta. */
 export interface KubeObject extends StorageObject {
@@ -217,17 +218,24 @@ export class Store {
       : noNamespaceKeyFunc(this.resourcePrefix, name);
   }
 
-  /** `readOnly`: the caller never changes the object (it may be the watch cache's, shared). */
-  async get(namespace: string, name: string, resourceVersion?: string, readOnly = false): Promise<KubeObject> {
-    const key = this.key(namespace, name);
+  /**
+   * `readOnly`: the caller never changes the object (it may be the watch cache's, shared).
+   * Synchronous when storage's read is (MaybePromise).
+   */
+  get(namespace: string, name: string, resourceVersion?: string, readOnly = false): MaybePromise<KubeObject> {
     try {
-      return (await this.storage.get(
-        key,
+      const got = this.storage.get(
+        this.key(namespace, name),
         readOnly ? { resourceVersion, readOnly } : { resourceVersion },
-      )) as KubeObject;
+      ) as MaybePromise<KubeObject>;
+      return got instanceof Promise ? got.catch((err) => this.getError(err, name)) : got;
     } catch (err) {
-      throw interpretGetError(err, this.qualifiedResource, name);
+      return this.getError(err, name);
     }
+  }
+
+  private getError(err: unknown, name: string): Promise<never> {
+    return Promise.reject(interpretGetError(err, this.qualifiedResource, name));
   }
 
   async list(namespace: string, opts: ListOptions): Promise<ListResult<KubeObject>> {
@@ -291,8 +299,9 @@ export class Store {
     const out = interpretCreateError(err, this.qualifiedResource, name);
     if (out instanceof StatusError && out.status.reason === 'AlreadyExists') {
       // store.go: a name held by an object being deleted says so.
-      const existing = (await this.storage.get(key, { ignoreNotFound: true }).catch(() => undefined)) as
-        KubeObject | undefined;
+      const existing = (await Promise.resolve(this.storage.get(key, { ignoreNotFound: true })).catch(
+        () => undefined,
+      )) as KubeObject | undefined;
       if (existing?.metadata?.deletionTimestamp) out.status.message = `object is being deleted: ${out.status.message}`;
     }
     return out;

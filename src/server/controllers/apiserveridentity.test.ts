@@ -39,7 +39,7 @@ test('identity Lease: created with the label, renewed; expired ones of other ser
   try {
     let mine;
     for (let i = 0; i < 200 && !mine; i++) {
-      mine = await leases.get('kube-system', 'apiserver-me').catch(() => undefined);
+      mine = await Promise.resolve(leases.get('kube-system', 'apiserver-me')).catch(() => undefined);
       if (!mine) await new Promise((r) => setTimeout(r, 10));
     }
     assert.ok(mine, 'own identity lease created');

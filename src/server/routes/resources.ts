@@ -10,6 +10,7 @@ import { newNamespaceLifecycle } from '../../admission/plugin/namespace/lifecycl
 import { restHandler } from '../../endpoints/handlers/rest.ts';
 import { errorNegotiated, newNotFound as notFoundStatus, StatusError } from '../../endpoints/responsewriters/status.ts';
 import type { RequestContext } from '../../endpoints/request/context.ts';
+import type { MaybePromise } from '../../util/maybe-promise.ts';
 import { installAPIGroup, refreshDiscovery, type APIGroupInfo } from '../../endpoints/discovery/discovery.ts';
 import type { RegisteredResource, ResourceDefinition, ResourceRegistry } from '../../registry/rest/registry.ts';
 import { builtinDefinitions, builtinSchemaForGVK } from '../../endpoints/openapi/schemas.ts';
@@ -70,7 +71,7 @@ export interface ResourceAPIsConfig {
   storage?: { config: { type: string } };
 }
 
-type Handler = (ctx: RequestContext) => Promise<Response>;
+type Handler = (ctx: RequestContext) => MaybePromise<Response>;
 
 /** A Config.routeInstallers entry: serves the config's ResourceRegistry when it has one. */
 export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): void {
@@ -125,7 +126,7 @@ export function installResourceAPIs(server: RouteTarget<ResourceAPIsConfig>): vo
     const r = new Hono<APIEnv>({ strict: false });
     const root = group.name ? `/apis/${group.name}` : '/api';
     for (const v of group.versions) {
-      r.all(`${root}/${v.version}/*`, async (hc) => {
+      r.all(`${root}/${v.version}/*`, (hc) => {
         const ctx = hc.env.ctx;
         const info = ctx.requestInfo;
         const handler = info?.isResourceRequest ? handlers.get(`${group.name}/${info.resource}`) : undefined;

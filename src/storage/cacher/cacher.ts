@@ -28,6 +28,7 @@ import {
 } from '../interfaces.ts';
 import { errorEvent } from '../store.ts';
 import { SortedKeys } from '../sorted-keys.ts';
+import type { MaybePromise } from '../../util/maybe-promise.ts';
 
 type Timer = ReturnType<typeof setTimeout>;
 const unref = (t: Timer): Timer => {
@@ -472,7 +473,7 @@ export class Cacher implements Interface {
 
   // ---- reads ----
 
-  get(key: string, opts: GetOptions = {}): Promise<StorageObject | undefined> {
+  get(key: string, opts: GetOptions = {}): MaybePromise<StorageObject | undefined> {
     // cacher.go Get: RV "" reads storage (most recent); otherwise the cache once it is fresh enough.
     if (!opts.resourceVersion || !this.ready) {
       // A reader that changes nothing may get the cached object when storage holds that very revision.

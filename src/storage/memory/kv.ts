@@ -6,6 +6,7 @@
 // Compaction follows etcd: after compact(r) the state at r stays readable; reads below r fail with
 // CompactedError; a watch must start above r (events at and below r are gone).
 
+import type { MaybePromise } from '../../util/maybe-promise.ts';
 import {
   CompactedError,
   FutureRevisionError,
@@ -162,13 +163,17 @@ export class MemoryKV implements KV {
     if (opts.unchangedSince) this.unchangedSince = async (prefix, since) => this.unchangedRevision(prefix, since);
   }
 
-  async get(key: string, opts: { revision?: number } = {}): Promise<GetResult> {
-    this.checkOpen();
-    const at = this.readRevision(opts.revision);
-    const versions = this.versions.get(key);
-    const v = versions && versionAt(versions, at);
-    if (!v || !v.value) return { revision: this.rev };
-    return { revision: this.rev, kv: toKeyValue(key, v) };
+  get(key: string, opts: { revision?: number } = {}): MaybePromise<GetResult> {
+    try {
+      this.checkOpen();
+      const at = this.readRevision(opts.revision);
+      const versions = this.versions.get(key);
+      const v = versions && versionAt(versions, at);
+      if (!v || !v.value) return { revision: this.rev };
+      return { revision: this.rev, kv: toKeyValue(key, v) };
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

@@ -7,6 +7,7 @@
 // - compaction deletes superseded rows in small transactions, keeping the last `compactMinRetain`
 //   revisions, when the storage compactor calls compact() (its --etcd-compaction-interval);
 // - keys written with a TTL are deleted (a DELETE event) when it runs out, as kine's TTL loop does.
+import type { MaybePromise } from '../../util/maybe-promise.ts';
 import {
   CompactedError,
   FutureRevisionError,
@@ -182,11 +183,15 @@ export class RevisionLog implements KV, WatchSource {
     if (this.closed) throw new Error('storage engine is closed');
   }
 
-  async get(key: string, opts: { revision?: number } = {}): Promise<GetResult> {
-    this.ensureOpen();
-    this.checkRevision(opts.revision);
-    const row = this.latest(key, opts.revision);
-    return row && !row.deleted ? { revision: this.rev, kv: toKV(row) } : { revision: this.rev };
+  get(key: string, opts: { revision?: number } = {}): MaybePromise<GetResult> {
+    try {
+      this.ensureOpen();
+      this.checkRevision(opts.revision);
+      const row = this.latest(key, opts.revision);
+      return row && !row.deleted ? { revision: this.rev, kv: toKV(row) } : { revision: this.rev };
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

@@ -87,7 +87,7 @@ function statusOf(err: unknown): StatusError {
   return err;
 }
 
-async function apiError(fn: () => Promise<unknown>, interpret?: (e: unknown) => unknown): Promise<StatusError> {
+async function apiError(fn: () => unknown, interpret?: (e: unknown) => unknown): Promise<StatusError> {
   const err = await rejects(fn);
   return statusOf(interpret ? interpret(err) : err);
 }
