@@ -53,7 +53,9 @@ test('revisions: bootstrap ≥ 1, each write one revision, create/update/delete 
   assert.ok(u.succeeded);
   assert.equal(u.revision, r0 + 2);
   assert.equal(u.succeeded && s(u.prevKv?.value), 'one');
-  const g = await kv.get('/registry/pods/ns/a');
+  // A read answers at once (no promise: a GET over SQLite is served synchronously).
+  const g = kv.get('/registry/pods/ns/a');
+  assert.ok(!(g instanceof Promise));
   assert.deepEqual(g.kv && { ...g.kv, value: s(g.kv.value) }, {
     key: '/registry/pods/ns/a',
     value: 'two',
