@@ -109,9 +109,10 @@ const GlobalHeaders = globalThis.Headers;
 
 /**
  * The request's Headers: get/has scan the stream's raw header list (pseudo-headers never match a
- * valid name); anything else builds a real Headers once and answers from it.
+ * valid name); anything else builds a real Headers once and answers from it. HTTP/1.1 requests
+ * use it too (h1-request.ts), over IncomingMessage.rawHeaders.
  */
-class StreamHeaders {
+export class StreamHeaders {
   #raw: string[];
   #native: Headers | undefined;
   #invalid = false;
@@ -255,7 +256,7 @@ function bodyFrom(stream: http2.ServerHttp2Stream): ReadableStream<Uint8Array> {
 }
 
 /** Request members that need a real Request: forwarded to the one made on first use. */
-const materialised = [
+export const materialised = [
   'cache',
   'credentials',
   'destination',

@@ -162,6 +162,73 @@ function noDelay(socket: net.Socket): boolean | undefined {
   return key === undefined ? undefined : (socket as unknown as Record<symbol, boolean>)[key];
 }
 
+test('HTTP/1.1: the handler sees method, URL, joined headers and the body; a deleted header stays deleted in a clone', async () => {
+  let seen: Record<string, unknown> = {};
+  const l = await start({}, async (r) => {
+    seen = {
+      instance: r instanceof Request,
+      method: r.method,
+      url: r.url,
+      accept: r.headers.get('Accept'),
+      cookie: r.headers.get('cookie'),
+      missing: r.headers.get('x-missing'),
+      // Deleted as the authentication filter deletes Authorization: gone for every later reader.
+      deleted: (r.headers.delete('Authorization'), [r.headers.get('authorization'), r.headers.has('authorization')]),
+      names: [...r.headers.keys()].filter((k) => k.startsWith('x-') || k === 'authorization'),
+      cloned: r.clone().headers.has('authorization'),
+      redirect: r.redirect,
+      body: await r.clone().text(),
+      again: await r.text(),
+      signal: r.signal.aborted,
+    };
+    return new Response(null, { status: 204 });
+  });
+  try {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port: port(l),
+          path: '/a/b?c=d',
+          method: 'PATCH',
+          rejectUnauthorized: false,
+          agent: false,
+          headers: {
+            accept: ['application/json', 'text/plain'],
+            cookie: 'a=1; b=2',
+            'x-one': '1',
+            authorization: 'Bearer secret',
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end('{"x":1}');
+    });
+    assert.equal(status, 204);
+    assert.deepEqual(seen, {
+      instance: true,
+      method: 'PATCH',
+      url: `https://127.0.0.1:${port(l)}/a/b?c=d`,
+      accept: 'application/json, text/plain',
+      cookie: 'a=1; b=2',
+      missing: null,
+      deleted: [null, false],
+      names: ['x-one'],
+      cloned: false,
+      redirect: 'follow',
+      body: '{"x":1}',
+      again: '{"x":1}',
+      signal: false,
+    });
+  } finally {
+    await l.shutdown(1000);
+  }
+});
+
 test('TCP_NODELAY on every accepted connection, HTTP/2 and HTTP/1.1, as Go sets it', async () => {
   for (const args of [{}, { disableHTTP2: true }] as Partial<SecureServingOptions>[]) {
     const l = await start(args);

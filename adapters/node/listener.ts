@@ -26,6 +26,7 @@ import { discardLogger, type Logger } from '../../src/util/logger.ts';
 import { FairDispatcher } from './fair-dispatch.ts';
 import { GoServerResponse, presetResponseHeaders } from './go-response.ts';
 import { StreamRequest } from './h2-request.ts';
+import { IncomingRequest } from './h1-request.ts';
 import { closeOnClose, hopByHop, lightResponseCache, StreamResponse } from './h2-response.ts';
 
 export interface NodeServingListenerOptions {
@@ -528,7 +529,10 @@ export class NodeServingListener implements ServingListener {
     );
     let out: Response | Promise<Response>;
     try {
-      out = this.handler(request, transport);
+      out = this.handler(
+        h2 ? request : (new IncomingRequest(request, incoming.rawHeaders) as unknown as Request),
+        transport,
+      );
     } catch (err) {
       // As a rejection, the way an async handler failed (@hono/node-server treats the two differently).
       return Promise.reject(err);
