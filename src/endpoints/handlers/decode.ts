@@ -186,8 +186,16 @@ export async function readBody(ctx: RequestContext, limit: number): Promise<Uint
     reason: 'RequestEntityTooLarge',
     code: 413,
   });
-  const declared = Number(ctx.request.headers.get('content-length') ?? '');
+  const length = ctx.request.headers.get('content-length');
+  const declared = Number(length ?? '');
   if (limit > 0 && Number.isFinite(declared) && declared > limit) throw new StatusError(tooLarge());
+  // Within the limit and no longer than declared: read whole, without a stream (on Node straight
+  // from the socket; a web stream costs a create about a quarter of its instructions).
+  if (length !== null && ctx.transport.bodyWithinContentLength && Number.isFinite(declared)) {
+    const whole = new Uint8Array(await ctx.request.arrayBuffer());
+    if (limit > 0 && whole.length > limit) throw new StatusError(tooLarge());
+    return whole;
+  }
   if (!ctx.request.body) return new Uint8Array();
   const reader = ctx.request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -21,6 +21,12 @@ export interface Transport {
   localAddress?: string;
   /** `h2`, `http/1.1`, or undefined when the platform does not say. */
   protocol?: 'h2' | 'http/1.1' | string;
+  /**
+   * The runtime delivers no more body than a request's Content-Length declares (HTTP/1.1's
+   * framing): a body declared within the size limit may be read whole, without a stream and a
+   * limit check per chunk.
+   */
+  bodyWithinContentLength?: boolean;
   /** Negotiated TLS version such as `TLSv1.3`; undefined behind platform TLS. */
   tlsVersion?: string;
   /** Ask the listener to send HTTP/2 GOAWAY on this request's connection (probabilistic GOAWAY). */
