@@ -4,19 +4,22 @@ import { EdgeServer } from '../../app/edge.ts';
 import { discardLogger } from '../../util/logger.ts';
 import { goJSON } from '../responsewriters/status.ts';
 
+/** A JSON request through the whole server. */
+const jsonFetch = (edge: EdgeServer) => (method: string, path: string, body?: unknown) =>
+  edge.fetch(
+    new Request(`https://h${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    }),
+  );
+
 // Lists and watch events are written from each object's cached JSON: the bytes must be those of
 // goJSON over the whole response, as before (compact, Go's HTML escaping, one trailing newline).
 test('lists and watch events: the JSON of the whole response, HTML-escaped, from cached objects', async () => {
   const edge = new EdgeServer({ flags: '--authorization-mode=AlwaysAllow', logger: discardLogger });
   await edge.ready();
-  const f = (method: string, path: string, body?: unknown) =>
-    edge.fetch(
-      new Request(`https://h${path}`, {
-        method,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headers: { 'content-type': 'application/json' },
-      }),
-    );
+  const f = jsonFetch(edge);
   try {
     assert.equal((await f('POST', '/api/v1/namespaces', { metadata: { name: 'enc' } })).status, 201);
     const watch = await f('GET', '/api/v1/namespaces/enc/configmaps?watch=true&resourceVersion=0');
@@ -65,43 +68,34 @@ test('lists and watch events: the JSON of the whole response, HTML-escaped, from
 
 // A GET that storage answers at once (memory, SQLite) is answered synchronously by the whole
 // chain: no promise for each filter to wait on. Failures still come back as rejections → Status.
-for (const backend of ['memory']) {
-  test(`a GET over ${backend} storage: a Response, not a promise; missing and resourceVersion reads still answered`, async () => {
-    const edge = new EdgeServer({
-      flags: `--authorization-mode=AlwaysAllow --storage-backend=${backend}`,
-      logger: discardLogger,
-    });
-    const { server } = await edge.ready();
-    const f = (method: string, path: string, body?: unknown) =>
-      edge.fetch(
-        new Request(`https://h${path}`, {
-          method,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          headers: { 'content-type': 'application/json' },
-        }),
-      );
-    try {
-      assert.equal((await f('POST', '/api/v1/namespaces', { metadata: { name: 'sync' } })).status, 201);
-      const made = await f('POST', '/api/v1/namespaces/sync/configmaps', { metadata: { name: 'a' } });
-      assert.equal(made.status, 201);
-      const rv = ((await made.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-      const got = server.handle(new Request('https://h/api/v1/namespaces/sync/configmaps/a'));
-      assert.ok(!(got instanceof Promise), 'answered synchronously');
-      assert.equal(got.status, 200);
-      assert.equal(((await got.json()) as { metadata: { name: string } }).metadata.name, 'a');
-      const missing = await server.handle(new Request('https://h/api/v1/namespaces/sync/configmaps/nope'));
-      assert.equal(missing.status, 404);
-      assert.equal(((await missing.json()) as { message: string }).message, 'configmaps "nope" not found');
-      const atRV = await server.handle(
-        new Request(`https://h/api/v1/namespaces/sync/configmaps/a?resourceVersion=${rv}`),
-      );
-      assert.equal(atRV.status, 200);
-      assert.equal(((await atRV.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion, rv);
-    } finally {
-      await edge.stop();
-    }
+test('a GET over memory storage: a Response, not a promise; missing and resourceVersion reads still answered', async () => {
+  const edge = new EdgeServer({
+    flags: '--authorization-mode=AlwaysAllow --storage-backend=memory',
+    logger: discardLogger,
   });
-}
+  const { server } = await edge.ready();
+  const f = jsonFetch(edge);
+  try {
+    assert.equal((await f('POST', '/api/v1/namespaces', { metadata: { name: 'sync' } })).status, 201);
+    const made = await f('POST', '/api/v1/namespaces/sync/configmaps', { metadata: { name: 'a' } });
+    assert.equal(made.status, 201);
+    const rv = ((await made.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    const got = server.handle(new Request('https://h/api/v1/namespaces/sync/configmaps/a'));
+    assert.ok(!(got instanceof Promise), 'answered synchronously');
+    assert.equal(got.status, 200);
+    assert.equal(((await got.json()) as { metadata: { name: string } }).metadata.name, 'a');
+    const missing = await server.handle(new Request('https://h/api/v1/namespaces/sync/configmaps/nope'));
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { message: string }).message, 'configmaps "nope" not found');
+    const atRV = await server.handle(
+      new Request(`https://h/api/v1/namespaces/sync/configmaps/a?resourceVersion=${rv}`),
+    );
+    assert.equal(atRV.status, 200);
+    assert.equal(((await atRV.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion, rv);
+  } finally {
+    await edge.stop();
+  }
+});
 
 // A body within the request size limit can hold more bad labels than one call takes arguments
 // (V8: ~125k): the create is refused 422 Invalid with every error, not a stack overflow's 500.
