@@ -3,6 +3,7 @@
 
 import type { RequestInfo } from './requestinfo.ts';
 import { HeaderMap } from './header-map.ts';
+import { parseRequestURL } from './request-url.ts';
 
 /** What only the listener knows about the connection (the adapters fill it in). */
 export interface Transport {
@@ -113,7 +114,7 @@ export function signalAborted(ctx: RequestContext): boolean {
 export function newRequestContext(request: Request, transport?: Transport): RequestContext {
   return {
     request,
-    url: new URL(request.url),
+    url: parseRequestURL(request.url),
     transport: transport ?? emptyTransport,
     // A Headers over a plain Map: filters write a few headers per request (see header-map.ts).
     responseHeaders: new HeaderMap(),
