@@ -9,11 +9,24 @@ export function headerValues(ctx: RequestContext, name: string): string[] {
   const raw = ctx.transport.rawHeaders;
   if (raw) {
     const out: string[] = [];
-    for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === lower) out.push(raw[i + 1]!);
+    for (let i = 0; i + 1 < raw.length; i += 2) if (sameName(raw[i]!, lower)) out.push(raw[i + 1]!);
     return out;
   }
   const v = ctx.request.headers.get(lower);
   return v === null ? [] : [v];
+}
+
+/** Go's `Header.Get(name)` (`name` lower-case): the first line's value, or null. */
+export function firstHeaderValue(ctx: RequestContext, lower: string): string | null {
+  const raw = ctx.transport.rawHeaders;
+  if (!raw) return ctx.request.headers.get(lower);
+  for (let i = 0; i + 1 < raw.length; i += 2) if (sameName(raw[i]!, lower)) return raw[i + 1]!;
+  return null;
+}
+
+/** A raw header name equals `lower` case-insensitively (lengths first: no lower-cased copy of every name). */
+function sameName(raw: string, lower: string): boolean {
+  return raw.length === lower.length && (raw === lower || raw.toLowerCase() === lower);
 }
 
 const authorizationKey = Symbol('authorization');
@@ -35,9 +48,7 @@ export interface AuthorizationMemo {
 export function authorizationMemo(ctx: RequestContext): AuthorizationMemo {
   const memo = ctx.values.get(authorizationKey) as AuthorizationMemo | undefined;
   if (memo !== undefined && memo.request === ctx.request) return memo;
-  const value = ctx.transport.rawHeaders
-    ? (headerValues(ctx, 'authorization')[0] ?? null)
-    : ctx.request.headers.get('authorization');
+  const value = firstHeaderValue(ctx, 'authorization');
   const fresh: AuthorizationMemo = { request: ctx.request, value, bearer: undefined };
   ctx.values.set(authorizationKey, fresh);
   return fresh;

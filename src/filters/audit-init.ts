@@ -3,7 +3,7 @@
 // random UUID; echoed as `Audit-Id` on every response.
 
 import type { Handler } from '../endpoints/request/context.ts';
-import { headerValues } from '../authentication/headers.ts';
+import { firstHeaderValue } from '../authentication/headers.ts';
 
 /**
  * Gives the request its audit ID (the client's `Audit-ID`, else a UUID) and echoes it as `Audit-Id`.
@@ -17,7 +17,7 @@ export function withAuditInit(next: Handler, _c?: unknown): Handler {
   return (ctx) => {
     // Go's Header.Get: the first line's value. From the raw header list where the runtime gives
     // one, which also spares building a Fetch Headers object on the hot path.
-    const id = headerValues(ctx, 'audit-id')[0] || crypto.randomUUID();
+    const id = firstHeaderValue(ctx, 'audit-id') || crypto.randomUUID();
     ctx.auditID = id;
     // The audit context itself is created on first use (auditContextFrom), not per request.
     // Set before next (Go's shared header map), so even panics and 429s carry it; a value a

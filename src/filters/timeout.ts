@@ -216,9 +216,10 @@ class TimeoutChildContext implements RequestContext {
     this.outer = ctx;
     this.race = race;
     // Fields added to RequestContext later are carried over (as a snapshot). for-in, not
-    // Object.keys: no array per request (the context is a plain object, nothing inherited).
+    // Object.keys: no array per request (the context is a plain object, nothing inherited);
+    // a Set of the accessors' names, not `k in this` (megamorphic on this class).
     for (const k in ctx)
-      if (!(k in this))
+      if (!childContextKeys.has(k))
         (this as unknown as Record<string, unknown>)[k] = (ctx as unknown as Record<string, unknown>)[k];
   }
 
@@ -297,6 +298,13 @@ class TimeoutChildContext implements RequestContext {
     this.outer.values = v;
   }
 }
+
+/** The names TimeoutChildContext answers itself (its own fields and accessors). */
+const childContextKeys: ReadonlySet<string> = new Set([
+  'outer',
+  'race',
+  ...Object.getOwnPropertyNames(TimeoutChildContext.prototype),
+]);
 
 /**
  * Gives a non-long-running request until its deadline (WithRequestDeadline's, or receipt + requestTimeout)
