@@ -645,13 +645,20 @@ test('idle timeout: an HTTP/2 session without streams is closed; an active strea
     assert.ok(done - t0 >= 650);
     const at = await closed;
     assert.ok(at - done >= 250 && at - done < 2000, `closed ${at - done} ms after the last stream`);
-    // HTTP/1.1 keep-alive idles out too.
+    // HTTP/1.1 keep-alive idles out too, once its request is answered: a request longer than the
+    // idle timeout, silent while it runs, keeps its connection.
     const sock = await handshake(port(l), { ALPNProtocols: ['http/1.1'] });
-    sock.resume();
-    sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    let received = '';
+    sock.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    const sockClosed = new Promise<number>((resolve) => sock.once('close', () => resolve(performance.now())));
+    sock.write('GET /?ms=700 HTTP/1.1\r\nHost: x\r\n\r\n');
     const t1 = performance.now();
-    await new Promise<void>((resolve) => sock.once('close', () => resolve()));
-    assert.ok(performance.now() - t1 < 3000);
+    while (!received.endsWith('ok') && performance.now() - t1 < 3000) await new Promise((r) => setTimeout(r, 10));
+    const answered = performance.now();
+    assert.match(received, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
+    assert.ok(answered - t1 >= 650, `answered after ${answered - t1} ms`);
+    const h1At = await sockClosed;
+    assert.ok(h1At - answered >= 250 && h1At - answered < 3000, `closed ${h1At - answered} ms after the answer`);
   } finally {
     await l.shutdown(1000);
   }

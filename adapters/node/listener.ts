@@ -224,7 +224,7 @@ export class NodeServingListener implements ServingListener {
           ALPNProtocols: ['http/1.1'],
           ServerResponse: GoServerResponse,
           maxHeaderSize: h1HeaderLimit,
-          keepAliveTimeout: idle,
+          keepAliveTimeout: 0, // idleHTTP1 below
           headersTimeout,
           requestTimeout: 0,
           connectionsCheckingInterval: Math.min(1000, headersTimeout),
@@ -257,7 +257,7 @@ export class NodeServingListener implements ServingListener {
       // HTTP/1.1 fallback knobs are properties on the HTTP/2 server (not createSecureServer options).
       const h1 = server as unknown as Record<string, number>;
       h1.maxHeaderSize = h1HeaderLimit;
-      h1.keepAliveTimeout = idle;
+      h1.keepAliveTimeout = 0; // idleHTTP1 below
       h1.headersTimeout = headersTimeout;
       h1.requestTimeout = 0;
       h1.connectionsCheckingInterval = Math.min(1000, headersTimeout);
@@ -270,6 +270,7 @@ export class NodeServingListener implements ServingListener {
       // Where Node's internals allow it, HTTP/2 streams bypass this listener (dispatchStreams).
       this.dispatchStreams(server);
     }
+    idleHTTP1(server, idle);
     server.on('clientError', onClientError);
     this.interceptConnections(server, headersTimeout);
     server.on('connection', (socket: net.Socket) => {
@@ -750,6 +751,25 @@ function peerChain(socket: tls.TLSSocket): Uint8Array[] {
   }
   chains.set(socket, chain);
   return chain;
+}
+
+/**
+ * Go's IdleTimeout for HTTP/1.1 keep-alive connections, as the socket's own inactivity timer set
+ * once per connection. Node's keepAliveTimeout re-arms a timer twice per request (cleared when a
+ * request starts, set again when its response ends); here every read and write refreshes the one
+ * timer, and when it fires a connection with a request in flight (a quiet watch) is kept.
+ */
+function idleHTTP1(server: AnyServer, idle: number): void {
+  server.on('secureConnection', (t: tls.TLSSocket) => {
+    if (t.alpnProtocol !== 'h2') t.setTimeout(idle);
+  });
+  // Node's HTTP/1 socketOnTimeout destroys the socket unless the server handles 'timeout'.
+  server.on('timeout', (s: net.Socket) => {
+    const inFlight = s as unknown as { _httpMessage?: unknown; parser?: { incoming?: { complete: boolean } } };
+    const incoming = inFlight.parser?.incoming;
+    if (inFlight._httpMessage || (incoming && !incoming.complete)) return;
+    s.destroy();
+  });
 }
 
 /** An HTTP/2 request (compatibility API): an HTTP/1 request line may say 2.0 too. */
