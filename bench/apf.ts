@@ -10,7 +10,7 @@
 // Environment: BENCH_APF_DURATION (s, default 8), BENCH_APF_FLOOD_CLIENTS / _STREAMS (16/100),
 // BENCH_APF_HIGH_CLIENTS (4), BENCH_APF_WORK_MS (handler time, 20), BENCH_APF_MAX_INFLIGHT (40:
 // server concurrency 40+20 = 60 seats; workload-low gets 14 at start, workload-high 13),
-// BENCH_NODE_FLAGS (the server's Node flags, default the CLI's: --max-semi-space-size=32).
+// BENCH_NODE_FLAGS (the server's Node flags, default the CLI's: adapters/node/node-flags.mjs).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -14,6 +14,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeFlags } from '../adapters/node/node-flags.mjs';
 
 const idleSeconds = Number(process.env.BENCH_RSS_IDLE ?? 5);
 const duration = Number(process.env.BENCH_RSS_DURATION ?? 60);
@@ -41,7 +42,7 @@ const port = await new Promise<number>((resolve) => {
 const child = spawn(
   process.execPath,
   [
-    '--max-semi-space-size=32',
+    ...nodeFlags,
     join(root, 'adapters/node/bin.mjs'),
     `--cert-dir=${dir}`,
     '--bind-address=127.0.0.1',

@@ -8,7 +8,7 @@
 // BENCH_VARIANTS (comma list, default all), BENCH_H2_CLIENTS/BENCH_H2_STREAMS (16/10),
 // BENCH_H1_CONNECTIONS (32), BENCH_PROTOCOLS (h2,h1), BENCH_PAIRED=1 (also run each variant side by side
 // with the baseline), BENCH_NODE_FLAGS (the servers' Node flags, default the CLI's:
-// --max-semi-space-size=32). Diagnostic variants run only when named in BENCH_VARIANTS.
+// adapters/node/node-flags.mjs). Diagnostic variants run only when named in BENCH_VARIANTS.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -15,6 +15,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeFlags } from '../adapters/node/node-flags.mjs';
 
 const runs = Number(process.env.BENCH_STARTS ?? 5);
 const extra = process.env.BENCH_STARTUP_FLAGS?.split(' ').filter(Boolean) ?? [];
@@ -83,7 +84,7 @@ https.createServer({ key: fs.readFileSync(process.argv[1] + '/apiserver.key'), c
   (q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
 
 const cli = (port: number) => [
-  '--max-semi-space-size=32',
+  ...nodeFlags,
   join(root, 'adapters/node/bin.mjs'),
   `--cert-dir=${dir}`,
   '--bind-address=127.0.0.1',

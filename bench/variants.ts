@@ -23,6 +23,7 @@ import { NodeFileSystem } from '../adapters/node/fs.ts';
 import { SecureServingOptions } from '../src/server/options/serving.ts';
 import { AuditMetrics, IgnoreErrorsBackend, LogBackend, fixedPolicyRuleEvaluator } from '../src/index.ts';
 import { openAuditLogFile } from '../adapters/node/audit-log-writer.ts';
+import { nodeFlags } from '../adapters/node/node-flags.mjs';
 import { AuthenticationOptions } from '../src/server/options/authentication.ts';
 import { AuthorizationOptions } from '../src/server/options/authorization.ts';
 import { FlagSet } from '../src/server/options/flags.ts';
@@ -32,7 +33,7 @@ import { writeFileSync } from 'node:fs';
 
 export const benchPath = '/api/v1/namespaces/default/pods/bench';
 /** Node flags of every bench server, baseline included: those the CLI runs with (adapters/node/bin.mjs). */
-export const serverNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
+export const serverNodeFlags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? nodeFlags;
 export const podJSON = JSON.stringify({
   kind: 'Pod',
   apiVersion: 'v1',

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
+#!/usr/bin/env -S node --max-semi-space-size=32 --heap-growing-percent=50
 // `edge-apiserver` bin: runs the CLI (adapters/node/cli.ts). In order of preference:
 //   1. dist/cli/cli.mjs, the bundle `npm run build` (and `npm ci`) makes, while it is newer than
 //      every source it was built from (dist/cli/inputs.json): start-up is mostly module loading,
@@ -9,12 +9,11 @@
 //      this re-runs itself with the Node the repository installs (node_modules/.bin/node),
 //      forwarding signals and the exit code.
 // EDGE_APISERVER_SOURCES=1 skips the bundle.
-// --max-semi-space-size=32 (MiB, default 16): a request's objects mostly die young, and under a
-// flood they live for a few event-loop turns; a larger young generation keeps them out of the
-// old one (fewer, shorter GC pauses; bench/apf.ts, docs/node.md "Node flags").
+// The #! line's Node flags are node-flags.mjs's (why: there; docs/node.md "Node flags").
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { nodeFlags } from './node-flags.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,7 +55,7 @@ if (bundle) {
   // Its own process group: a terminal's Ctrl-C reaches only this process, which forwards it
   // once (two deliveries would count as the "second signal" that exits at once).
   const { spawn } = await import('node:child_process');
-  const child = spawn(bundled, ['--max-semi-space-size=32', here + 'bin.mjs', ...process.argv.slice(2)], {
+  const child = spawn(bundled, [...nodeFlags, here + 'bin.mjs', ...process.argv.slice(2)], {
     stdio: 'inherit',
     detached: true,
   });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeFlags } from '../../adapters/node/node-flags.mjs';
 import { probe } from './probe.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -53,7 +54,7 @@ export async function startServer(
   const proc = spawn(
     process.execPath,
     [
-      '--max-semi-space-size=32',
+      ...nodeFlags,
       fixture,
       '--bind-address=127.0.0.1',
       `--secure-port=${port}`,
