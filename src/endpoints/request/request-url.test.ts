@@ -8,7 +8,14 @@ const members = ['pathname', 'search', 'href', 'host', 'hostname', 'port', 'prot
 const cut = (u: URL) => Object.getPrototypeOf(u) !== URL.prototype;
 
 function assertSameAsURL(href: string): boolean {
-  const want = new URL(href);
+  let want: URL;
+  try {
+    want = new URL(href);
+  } catch {
+    // These refusals hold a character the cut does not take: they go to URL, which throws the same.
+    assert.throws(() => parseRequestURL(href), TypeError, href);
+    return false;
+  }
   const got = parseRequestURL(href);
   const wasCut = cut(got);
   assert.ok(got instanceof URL);
@@ -58,6 +65,8 @@ test('pathname, search and every other member are what URL makes of the string',
     'https://h/a\tb',
     'https://user:pw@h/a',
     'https://h',
+    'https:///x/y',
+    'https:////x',
     'https://h?x',
     'https://h:0443/a',
     'https://h\r/a',
@@ -69,6 +78,7 @@ test('pathname, search and every other member are what URL makes of the string',
 });
 
 test('random request targets: the same pathname and search as URL', () => {
+  const authorities = ['127.0.0.1:6443', '127.0.0.1:6443', '[::1]:443', 'Example.COM', 'a@b', 'h%41', ''];
   const alphabet = 'aZ09/?.%2eE#&=+;:@!$\'"<>\\`{}|^~[] \t\u007f\u00e9-_';
   let seed = 7;
   const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
@@ -76,7 +86,8 @@ test('random request targets: the same pathname and search as URL', () => {
   for (let i = 0; i < 5000; i++) {
     let path = '/';
     for (let n = rnd(12); n > 0; n--) path += alphabet[rnd(alphabet.length)];
-    if (assertSameAsURL(`https://127.0.0.1:6443${path}`)) cuts++;
+    const authority = authorities[rnd(authorities.length)];
+    if (assertSameAsURL(`https://${authority}${path}`)) cuts++;
   }
   assert.ok(cuts > 500 && cuts < 4500, `both ways taken (${cuts} of 5000 cut)`);
 });

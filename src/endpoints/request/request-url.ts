@@ -4,7 +4,11 @@
 // the Request constructor serialised always qualifies, and so does the usual request line),
 // both are cut out of the string and a URL is parsed only if something asks for more.
 
-/** `parseRequestURL(href)`: a URL (`instanceof URL`), parsed in full only when a reader needs it. */
+/**
+ * `parseRequestURL(href)`: a URL (`instanceof URL`), parsed in full only when a reader needs it.
+ * `href` is a request's URL (`Request.url`, valid by construction): a host or port URL would
+ * refuse is not looked at until something reads the host.
+ */
 export function parseRequestURL(href: string): URL {
   const parts = simpleParts(href);
   return parts ? (new RequestURL(href, parts[0], parts[1]) as unknown as URL) : new URL(href);
@@ -24,14 +28,15 @@ function simpleParts(href: string): [string, string] | undefined {
   else if (href.startsWith('http://')) i = 7;
   else return undefined;
   // The authority (up to the first '/'): letters, digits and . - _ : [ ] only; anything else
-  // (userinfo, escapes …) is left to the URL parser.
+  // (userinfo, escapes …), or none at all, is left to the URL parser.
+  const authority = i;
   for (; i < href.length; i++) {
     const c = href.charCodeAt(i);
     if (c === 47) break; // '/'
     if (!authorityByte[c]) return undefined;
   }
   const start = i;
-  if (start === href.length) return undefined;
+  if (start === authority || start === href.length) return undefined;
   let q = -1;
   for (; i < href.length; i++) {
     const c = href.charCodeAt(i);
