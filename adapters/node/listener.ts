@@ -269,6 +269,7 @@ export class NodeServingListener implements ServingListener {
       server.on('sessionError', () => {});
       // Where Node's internals allow it, HTTP/2 streams bypass this listener (dispatchStreams).
       this.dispatchStreams(server);
+      lingerAfterGoAway(server);
     }
     idleHTTP1(server, idle);
     server.on('clientError', onClientError);
@@ -771,6 +772,39 @@ function idleHTTP1(server: AnyServer, idle: number): void {
     s.destroy();
   });
 }
+
+/** golang.org/x/net/http2 server.go goAwayTimeout. */
+const goAwayTimeout = 1000;
+
+/**
+ * Go's server, after the GOAWAY of a connection error, keeps reading (and discarding) for up to
+ * goAwayTimeout before it closes. Node closes the socket right after the GOAWAY and its FIN, and
+ * a client still sending (an oversized header block) gets a reset that can take the unread GOAWAY
+ * with it. So an HTTP/2 socket destroyed with a session error drains until the client closes or
+ * goAwayTimeout has passed.
+ */
+function lingerAfterGoAway(server: http2.Http2SecureServer): void {
+  server.on('secureConnection', (t: tls.TLSSocket) => {
+    if (t.alpnProtocol !== 'h2') return;
+    const destroy = t.destroy;
+    t.destroy = function (this: tls.TLSSocket, err?: Error) {
+      // Once: whatever destroys it from now on (the timer, the client's FIN or reset) is Node's own.
+      t.destroy = destroy;
+      const code = (err as NodeJS.ErrnoException | undefined)?.code;
+      if (!code?.startsWith('ERR_HTTP2') || this.destroyed || !this.readable) return destroy.call(this, err);
+      const done = () => void (this.destroyed || destroy.call(this, err));
+      const timer = setTimeout(done, goAwayTimeout);
+      timer.unref();
+      this.once('close', () => clearTimeout(timer));
+      this.once('end', done);
+      this.on('data', ignoreData);
+      this.resume();
+      return this;
+    } as typeof t.destroy;
+  });
+}
+
+const ignoreData = () => {};
 
 /** An HTTP/2 request (compatibility API): an HTTP/1 request line may say 2.0 too. */
 function isHTTP2(incoming: IncomingMessage | http2.Http2ServerRequest): incoming is http2.Http2ServerRequest {

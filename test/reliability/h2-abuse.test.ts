@@ -530,3 +530,24 @@ test('oversized header blocks: 431-class stream errors or this session only', as
     ]);
   });
 });
+
+test("a connection error's GOAWAY reaches a client that is still sending (Go's goAwayTimeout)", async () => {
+  // The server ends the session while the client's 2 MB header block is still arriving: closed at
+  // once, the client's unread GOAWAY went down with the reset.
+  const block = headerBlock([...requestFields('GET', '/version', auth), ['x-big', 'v'.repeat(2_000_000)]]);
+  const parts = [headers(1, block.subarray(0, 200_000), { endHeaders: false })];
+  for (let o = 200_000; o < block.length; o += 200_000)
+    parts.push(continuation(1, block.subarray(o, o + 200_000), o + 200_000 >= block.length));
+  const attack = Buffer.concat(parts);
+  for (let i = 0; i < 5; i++) {
+    const c = await connect();
+    try {
+      c.write(attack);
+      await c.until(() => c.goaway !== undefined || c.closed, 5000);
+      assert.equal(c.goaway?.code, ErrorCode.COMPRESSION_ERROR, `attempt ${i + 1}: closed ${c.closed} without GOAWAY`);
+    } finally {
+      c.close();
+    }
+  }
+  assert.equal((await h2Get(server.port, '/version', auth)).status, 200);
+});
