@@ -32,7 +32,7 @@ import { exportPKCS8, generateKeyPair } from 'jose';
 import { writeFileSync } from 'node:fs';
 
 export const benchPath = '/api/v1/namespaces/default/pods/bench';
-/** Node flags of every bench server, baseline included: those the CLI runs with (adapters/node/bin.mjs). */
+/** Node flags of every bench server, baseline included: those the CLI runs with (adapters/node/node-flags.mjs). */
 export const serverNodeFlags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? nodeFlags;
 export const podJSON = JSON.stringify({
   kind: 'Pod',
