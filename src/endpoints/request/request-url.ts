@@ -10,19 +10,18 @@
  * refuse is not looked at until something reads the host.
  */
 export function parseRequestURL(href: string): URL {
-  const parts = simpleParts(href);
-  return parts ? (new RequestURL(href, parts[0], parts[1]) as unknown as URL) : new URL(href);
+  return (cutURL(href) as unknown as URL | undefined) ?? new URL(href);
 }
 
 /** Letters, digits and `. - _ : [ ]`. */
 const authorityByte = Array.from({ length: 128 }, (_, c) => /[A-Za-z0-9._:[\]-]/.test(String.fromCharCode(c)));
 
 /**
- * [pathname, search] when `href` is `http(s)://authority/path[?query]` with only characters WHATWG
+ * A RequestURL over `href` when it is `http(s)://authority/path[?query]` with only characters WHATWG
  * keeps as they are in a path (no percent-encode set member, no backslash) or query, and no
  * dot segment (`/.` or `/%2e` anywhere is enough to fall back); undefined otherwise.
  */
-function simpleParts(href: string): [string, string] | undefined {
+function cutURL(href: string): RequestURL | undefined {
   let i: number;
   if (href.startsWith('https://')) i = 8;
   else if (href.startsWith('http://')) i = 7;
@@ -55,13 +54,13 @@ function simpleParts(href: string): [string, string] | undefined {
     }
   }
   const pathname = href.slice(start, q < 0 ? href.length : q);
-  if (q < 0 || q === href.length - 1) return [pathname, ''];
+  if (q < 0 || q === href.length - 1) return new RequestURL(href, pathname, '');
   for (let j = q + 1; j < href.length; j++) {
     const c = href.charCodeAt(j);
     // The special-query percent-encode set: C0, space, " # < > ' and above 0x7E.
     if (c <= 0x20 || c >= 0x7f || c === 34 || c === 35 || c === 60 || c === 62 || c === 39) return undefined;
   }
-  return [pathname, href.slice(q)];
+  return new RequestURL(href, pathname, href.slice(q));
 }
 
 const realURL = Symbol('realURL');
